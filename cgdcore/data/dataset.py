@@ -1,0 +1,63 @@
+"""The Dataset record that every loader returns and every algorithm consumes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A data matrix with its metadata.
+
+    Attributes
+    ----------
+    name: registry spec or file name the data came from (e.g. ``"asia"``, ``"upload:x.csv"``).
+    variables: column names, length d.
+    data: array of shape (n, d). Discrete columns hold integer codes 0..k-1; numeric
+        columns hold floats. A fully discrete dataset is stored as a small integer dtype.
+    states: per column, the tuple of state labels (code i has label states[i]) for a
+        discrete column, or ``None`` for a numeric column.
+    truth: (d, d) boolean adjacency of the true DAG (``truth[i, j]`` means i -> j), or None.
+    truth_name: which ground truth ``truth`` is (e.g. "bnlearn sachs.bif (17 arcs)").
+    source, licence: attribution shown in the app and in ``datasets``.
+    notes: human-readable remarks (rows dropped for missing values, faithfulness caveats, ...).
+    """
+
+    name: str
+    variables: tuple[str, ...]
+    data: np.ndarray
+    states: tuple[tuple[str, ...] | None, ...]
+    truth: np.ndarray | None = None
+    truth_name: str | None = None
+    source: str = ""
+    licence: str = ""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def n(self) -> int:
+        return int(self.data.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.data.shape[1])
+
+    @property
+    def is_discrete(self) -> bool:
+        return all(s is not None for s in self.states)
+
+    @property
+    def kind(self) -> str:
+        disc = [s is not None for s in self.states]
+        if all(disc):
+            return "discrete"
+        if not any(disc):
+            return "continuous"
+        return "mixed"
+
+    @property
+    def arities(self) -> tuple[int, ...] | None:
+        """Number of states per column, or None if any column is numeric."""
+        if not self.is_discrete:
+            return None
+        return tuple(len(s) for s in self.states)  # type: ignore[arg-type]

@@ -1,0 +1,65 @@
+"""Accuracy of a learned CPDAG against a true DAG, with the convention named in every output.
+
+- Skeleton precision / recall / F1: over unordered adjacent pairs (NoLeaks, CURATE).
+- Arc F1, Priv-PC convention (Wang et al. 2020, reference ``eval.py``): F1 over directed
+  edge tuples, where an undirected CPDAG edge counts as both directions, for the learned
+  CPDAG against the CPDAG of the true DAG. A reversed edge scores 0.
+- SHD between CPDAGs: number of variable pairs whose edge (absent, i -> j, j -> i, i - j)
+  differs between the learned CPDAG and the true DAG's CPDAG (causal-learn's ``SHD``;
+  a reversal counts 1).
+Empty sets: precision is 1 when nothing is predicted, recall is 1 when nothing is true
+(as in the Priv-PC reference); F1 is 0 when precision + recall is 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import cpdag_from_dag, skeleton
+
+CONVENTIONS = {
+    "skeleton": "skeleton: unordered adjacent pairs of the learned graph vs the true DAG",
+    "arc_f1": "arc F1 (Priv-PC convention): directed edge tuples, undirected = both directions, "
+    "learned CPDAG vs CPDAG of the true DAG",
+    "shd": "SHD between CPDAGs: pairs whose edge mark differs (learned CPDAG vs true CPDAG; reversal = 1)",
+}
+
+
+def _prf(tp: int, n_pred: int, n_true: int) -> tuple[float, float, float]:
+    precision = tp / n_pred if n_pred else 1.0
+    recall = tp / n_true if n_true else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if (precision + recall) > 0 else 0.0
+    return float(precision), float(recall), float(f1)
+
+
+def skeleton_scores(learned: np.ndarray, true_dag: np.ndarray) -> dict[str, float]:
+    L = np.triu(skeleton(learned), 1)
+    T = np.triu(skeleton(true_dag), 1)
+    p, r, f = _prf(int((L & T).sum()), int(L.sum()), int(T.sum()))
+    return {"skeleton_precision": p, "skeleton_recall": r, "skeleton_f1": f}
+
+
+def arc_f1(learned: np.ndarray, true_dag: np.ndarray) -> float:
+    L = np.asarray(learned, dtype=bool).copy()
+    np.fill_diagonal(L, False)
+    T = cpdag_from_dag(true_dag)
+    return _prf(int((L & T).sum()), int(L.sum()), int(T.sum()))[2]
+
+
+def _marks(A: np.ndarray) -> np.ndarray:
+    """Edge state of each pair i < j: 0 none, 1 i->j, 2 j->i, 3 undirected."""
+    A = np.asarray(A, dtype=bool)
+    return A.astype(np.int8) + 2 * A.T.astype(np.int8)
+
+
+def shd_cpdag(learned: np.ndarray, true_dag: np.ndarray) -> int:
+    T = cpdag_from_dag(true_dag)
+    iu = np.triu_indices(T.shape[0], 1)
+    return int((_marks(learned)[iu] != _marks(T)[iu]).sum())
+
+
+def evaluate(learned: np.ndarray, true_dag: np.ndarray) -> dict[str, float]:
+    """All metrics of the JSON contract: skeleton P/R/F1, arc_f1, shd (see module doc)."""
+    out = skeleton_scores(learned, true_dag)
+    out["arc_f1"] = arc_f1(learned, true_dag)
+    out["shd"] = shd_cpdag(learned, true_dag)
+    return out

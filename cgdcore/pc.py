@@ -1,0 +1,317 @@
+"""The one PC engine: skeleton search and orientation, with a pluggable CI-decision policy.
+
+Spirtes, Glymour & Scheines (2000) PC; the "stable" skeleton of Colombo & Maathuis
+(2014); conservative orientation of Ramsey, Zhang & Spirtes (2006); majority rule of
+Colombo & Maathuis (2014); Meek (1995) rules R1–R4. The loop follows pcalg's
+``skeleton()``: ordered pairs in lexicographic order, conditioning sets drawn from
+adj(x) \\ {y} in lexicographic order, first separating set kept.
+
+Every decision "x ⟂ y | S ?" is delegated to a *policy* object (see :class:`CIPolicy`).
+Private variants (Laplace, SVT, sieve-and-examine, CURATE ...) are policies; the loop
+is never copied.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from . import UserError
+from .graph import DSeparation, meek_closure, unshielded_triples
+
+SKELETON_VARIANTS = ("stable", "original")
+ORIENTATION_RULES = ("standard", "conservative", "majority")
+
+
+class Decision(NamedTuple):
+    """A policy's answer to one CI query."""
+
+    independent: bool
+    statistic: float
+    p_value: float
+
+
+class TestRecord(NamedTuple):
+    """One row of the per-test trace."""
+
+    x: int
+    y: int
+    S: tuple[int, ...]
+    order: int
+    statistic: float
+    p_value: float
+    independent: bool
+    phase: str  # "skeleton" or "orientation"
+
+
+@runtime_checkable
+class CIPolicy(Protocol):
+    """Decides conditional independence for the PC engine.
+
+    ``decide`` answers one query. The optional hooks ``begin_order(order, n_edges)``
+    (called before each skeleton level) and the attribute ``exhausted`` (True once the
+    policy can answer no more queries, e.g. its privacy budget is spent) let budgeted
+    policies steer the run; the engine then stops and keeps the remaining edges.
+    """
+
+    def decide(self, x: int, y: int, S: tuple[int, ...], order: int) -> Decision: ...
+
+
+class PValuePolicy:
+    """Non-private decision: independent iff p-value ≥ α (pcalg's convention)."""
+
+    def __init__(self, ci_test, alpha: float = 0.05):
+        if not (0.0 < float(alpha) < 1.0):
+            raise UserError(f"alpha must be strictly between 0 and 1 (got {alpha}).")
+        self.ci_test = ci_test
+        self.alpha = float(alpha)
+
+    def decide(self, x, y, S, order):
+        r = self.ci_test(x, y, S)
+        return Decision(bool(r.p_value >= self.alpha), float(r.statistic), float(r.p_value))
+
+
+class OraclePolicy:
+    """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0)."""
+
+    def __init__(self, dag: np.ndarray):
+        self.dsep = DSeparation(dag)
+
+    def decide(self, x, y, S, order):
+        ind = self.dsep.is_separated(x, y, S)
+        return Decision(ind, float(ind), float(ind))
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """What one PC run produced. Frozen; arrays are read-only.
+
+    cpdag: (d, d) bool, ``cpdag[i, j] and not cpdag[j, i]`` is i -> j, both is i - j.
+    sepsets: {(i, j): S} for i < j, the separating set that removed the edge.
+    trace: every CI query in the order it was asked.
+    tests_per_order: number of skeleton CI queries at each conditioning-set size.
+    """
+
+    variables: tuple[str, ...]
+    cpdag: np.ndarray
+    skeleton: np.ndarray
+    sepsets: Mapping[tuple[int, int], tuple[int, ...]]
+    trace: tuple[TestRecord, ...]
+    tests_per_order: tuple[int, ...]
+    seconds: float
+    params: Mapping[str, Any]
+    stopped_early: bool = False
+    stop_reason: str | None = None
+    ambiguous_triples: tuple[tuple[int, int, int], ...] = ()
+    orientation_conflicts: int = 0
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_ci_tests(self) -> int:
+        return len(self.trace)
+
+
+def _check_params(d, variant, orientation, max_order):
+    if variant not in SKELETON_VARIANTS:
+        raise UserError(f"unknown skeleton variant {variant!r}; choose one of {', '.join(SKELETON_VARIANTS)}.")
+    if orientation not in ORIENTATION_RULES:
+        raise UserError(
+            f"unknown orientation rule {orientation!r}; choose one of {', '.join(ORIENTATION_RULES)}."
+        )
+    if max_order is not None:
+        if int(max_order) != max_order or max_order < 0:
+            raise UserError(f"maximum order must be a whole number ≥ 0 (got {max_order}).")
+    if d < 2:
+        raise UserError("causal discovery needs at least two variables.")
+
+
+def skeleton_search(
+    d: int,
+    policy: CIPolicy,
+    *,
+    variant: str = "stable",
+    max_order: int | None = None,
+    skip_repeated: bool = True,
+    progress=None,
+):
+    """Phase 1 of PC: remove edges between conditionally independent pairs.
+
+    Returns (adjacency, sepsets, trace, tests_per_order, stopped_early, stop_reason).
+    ``variant="stable"`` freezes adjacency sets at the start of each level (Colombo &
+    Maathuis 2014, Alg. 4.1); ``"original"`` reads the current graph (order-dependent).
+    ``skip_repeated`` avoids asking the same (x, y, S) twice within a level — the second
+    answer adds nothing for a deterministic test and costs budget for a private one.
+    ``progress(order, n_edges)`` is called at the start of each level.
+    """
+    adj = ~np.eye(d, dtype=bool)
+    sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
+    trace: list[TestRecord] = []
+    per_order: list[int] = []
+    begin = getattr(policy, "begin_order", None)
+    order = 0
+    stopped, reason = False, None
+    while max_order is None or order <= max_order:
+        # is there any pair with enough neighbours to test at this order?
+        deg = adj.sum(axis=1)
+        if not np.any(adj & (deg[:, None] - 1 >= order)):
+            break
+        n_edges = int(np.triu(adj).sum())
+        if progress is not None:
+            progress(order, n_edges)
+        if begin is not None:
+            begin(order, n_edges)
+        frozen = adj.copy() if variant == "stable" else adj
+        asked: set[tuple[int, int, tuple[int, ...]]] = set()
+        count = 0
+        for x in range(d):
+            for y in range(d):
+                if x == y or not adj[x, y]:
+                    continue
+                nbrs = [int(k) for k in np.flatnonzero(frozen[x]) if k != y]
+                if len(nbrs) < order:
+                    continue
+                for S in itertools.combinations(nbrs, order):
+                    key = (min(x, y), max(x, y), S)
+                    if skip_repeated:
+                        if key in asked:
+                            continue
+                        asked.add(key)
+                    if getattr(policy, "exhausted", False):
+                        stopped = True
+                        reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                        break
+                    dec = policy.decide(x, y, S, order)
+                    count += 1
+                    trace.append(TestRecord(x, y, S, order, dec.statistic, dec.p_value, dec.independent, "skeleton"))
+                    if dec.independent:
+                        adj[x, y] = adj[y, x] = False
+                        sepsets[(min(x, y), max(x, y))] = S
+                        break
+                if stopped:
+                    break
+            if stopped:
+                break
+        per_order.append(count)
+        if stopped:
+            break
+        order += 1
+    return adj, sepsets, trace, per_order, stopped, reason
+
+
+def _all_sepsets(policy, trace, i, j, k_skel, original):
+    """Every subset of adj(i)\\{j} and of adj(j)\\{i} that separates i and j (pcalg pc.cons.intern)."""
+    found = {tuple(original)} if original is not None else set()
+    for a, b in ((i, j), (j, i)):
+        nbrs = [int(k) for k in np.flatnonzero(k_skel[a]) if k != b]
+        for size in range(len(nbrs) + 1):
+            for S in itertools.combinations(nbrs, size):
+                if S in found:
+                    continue
+                if getattr(policy, "exhausted", False):
+                    return found
+                dec = policy.decide(i, j, S, size)
+                trace.append(TestRecord(i, j, S, size, dec.statistic, dec.p_value, dec.independent, "orientation"))
+                if dec.independent:
+                    found.add(S)
+    return found
+
+
+def orient(
+    skel: np.ndarray,
+    sepsets: Mapping[tuple[int, int], tuple[int, ...]],
+    *,
+    rule: str = "standard",
+    policy: CIPolicy | None = None,
+    trace: list | None = None,
+):
+    """Phase 2 of PC: v-structures, then Meek's rules R1–R4.
+
+    ``rule="standard"``: i -> k <- j iff k is not in sepset(i, j).
+    ``"conservative"`` (Ramsey et al. 2006): collect every separating subset of the
+    neighbours; collider iff k is in none, non-collider iff in all, else ambiguous.
+    ``"majority"`` (Colombo & Maathuis 2014): collider iff k is in fewer than half of them,
+    ambiguous at exactly half. Ambiguous triples stay unoriented and block Meek rules.
+    Conflicting v-structures: the first (lexicographic) orientation wins; conflicts are counted.
+    Returns (cpdag, ambiguous_triples, n_conflicts).
+    """
+    skel = np.asarray(skel, dtype=bool)
+    G = skel.copy()
+    ambiguous: list[tuple[int, int, int]] = []
+    colliders: list[tuple[int, int, int]] = []
+    for i, k, j in unshielded_triples(skel):
+        S = sepsets.get((min(i, j), max(i, j)))
+        if rule == "standard":
+            if S is not None and k not in S:
+                colliders.append((i, k, j))
+            continue
+        if policy is None:
+            raise ValueError("conservative/majority orientation needs the CI policy")
+        sets = _all_sepsets(policy, trace if trace is not None else [], i, j, skel, S)
+        if not sets:
+            ambiguous.append((i, k, j))
+            continue
+        share = sum(k in s for s in sets) / len(sets)
+        if rule == "conservative":
+            if share == 0.0:
+                colliders.append((i, k, j))
+            elif share < 1.0:
+                ambiguous.append((i, k, j))
+        else:
+            if share < 0.5:
+                colliders.append((i, k, j))
+            elif share == 0.5:
+                ambiguous.append((i, k, j))
+    conflicts = 0
+    for i, k, j in colliders:
+        for a in (i, j):
+            if G[a, k] and G[k, a]:
+                G[k, a] = False
+            elif not G[a, k]:
+                conflicts += 1  # k -> a already fixed by an earlier v-structure
+    G = meek_closure(G, protected=ambiguous)
+    return G, tuple(ambiguous), conflicts
+
+
+def pc(
+    policy: CIPolicy,
+    variables: Sequence[str],
+    *,
+    variant: str = "stable",
+    orientation: str = "standard",
+    max_order: int | None = None,
+    skip_repeated: bool = True,
+    progress=None,
+    params: Mapping[str, Any] | None = None,
+) -> Result:
+    """Run PC with the given CI-decision policy and return a frozen :class:`Result`."""
+    variables = tuple(str(v) for v in variables)
+    d = len(variables)
+    _check_params(d, variant, orientation, max_order)
+    t0 = time.perf_counter()
+    adj, sepsets, trace, per_order, stopped, reason = skeleton_search(
+        d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated, progress=progress
+    )
+    cpdag, ambiguous, conflicts = orient(adj, sepsets, rule=orientation, policy=policy, trace=trace)
+    seconds = time.perf_counter() - t0
+    for arr in (cpdag, adj):
+        arr.setflags(write=False)
+    all_params = {"variant": variant, "orientation": orientation, "max_order": max_order}
+    all_params.update(params or {})
+    return Result(
+        variables=variables,
+        cpdag=cpdag,
+        skeleton=adj,
+        sepsets=MappingProxyType(dict(sepsets)),
+        trace=tuple(trace),
+        tests_per_order=tuple(per_order),
+        seconds=seconds,
+        params=MappingProxyType(all_params),
+        stopped_early=stopped,
+        stop_reason=reason,
+        ambiguous_triples=ambiguous,
+        orientation_conflicts=conflicts,
+    )
