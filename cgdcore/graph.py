@@ -103,12 +103,22 @@ class DSeparation:
         d = dag.shape[0]
         self._parents = [np.flatnonzero(dag[:, v]).tolist() for v in range(d)]
         self._children = [np.flatnonzero(dag[v]).tolist() for v in range(d)]
+        self._cache: dict[tuple[int, tuple[int, ...]], frozenset[int]] = {}
+        self._cache_size = 200_000
 
     def is_separated(self, x: int, y: int, S: Sequence[int]) -> bool:
         """True iff x and y are d-separated given S in the DAG."""
-        Z = set(S)
-        if x in Z or y in Z:
+        if x in S or y in S:
             raise ValueError("x and y must not be in the conditioning set")
+        return y not in self.reachable(x, tuple(sorted(S)))
+
+    def reachable(self, x: int, S: tuple[int, ...]) -> frozenset[int]:
+        """Nodes d-connected to x given S (one search answers every y; cached per (x, S))."""
+        key = (x, S)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        Z = set(S)
         # ancestors of Z (including Z): a collider is active iff it is in this set
         anc = set(Z)
         stack = list(Z)
@@ -118,16 +128,17 @@ class DSeparation:
                 if p not in anc:
                     anc.add(p)
                     stack.append(p)
-        # states: (node, came_from_child) ; "up" = arrived from a child, "down" = from a parent
+        # states: (node, arrived from a child = "up") or (node, arrived from a parent = "down")
         visited: set[tuple[int, bool]] = set()
+        reached: set[int] = set()
         stack2: list[tuple[int, bool]] = [(x, True)]
         while stack2:
             v, up = stack2.pop()
             if (v, up) in visited:
                 continue
             visited.add((v, up))
-            if v not in Z and v == y:
-                return False
+            if v not in Z:
+                reached.add(v)
             if up and v not in Z:
                 stack2.extend((p, True) for p in self._parents[v])
                 stack2.extend((c, False) for c in self._children[v])
@@ -136,7 +147,12 @@ class DSeparation:
                     stack2.extend((c, False) for c in self._children[v])
                 if v in anc:
                     stack2.extend((p, True) for p in self._parents[v])
-        return True
+        reached.discard(x)
+        out = frozenset(reached)
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
 
 
 # --------------------------------------------------------------------- CPDAG of a DAG

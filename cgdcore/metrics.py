@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import cpdag_from_dag, skeleton
+from .graph import cpdag_from_dag, is_dag, skeleton
 
 CONVENTIONS = {
     "skeleton": "skeleton: unordered adjacent pairs of the learned graph vs the true DAG",
@@ -22,6 +22,16 @@ CONVENTIONS = {
     "learned CPDAG vs CPDAG of the true DAG",
     "shd": "SHD between CPDAGs: pairs whose edge mark differs (learned CPDAG vs true CPDAG; reversal = 1)",
 }
+
+
+def reference_cpdag(truth: np.ndarray) -> np.ndarray:
+    """What a learned CPDAG is compared with: the CPDAG of the true DAG.
+
+    A published "truth" that is not acyclic (the Sachs consensus graph has the cycle
+    Plcg -> PIP2 -> PIP3 -> Plcg) has no CPDAG; its arcs are then used as given.
+    """
+    truth = np.asarray(truth, dtype=bool)
+    return cpdag_from_dag(truth) if is_dag(truth) else truth.copy()
 
 
 def _prf(tp: int, n_pred: int, n_true: int) -> tuple[float, float, float]:
@@ -41,7 +51,7 @@ def skeleton_scores(learned: np.ndarray, true_dag: np.ndarray) -> dict[str, floa
 def arc_f1(learned: np.ndarray, true_dag: np.ndarray) -> float:
     L = np.asarray(learned, dtype=bool).copy()
     np.fill_diagonal(L, False)
-    T = cpdag_from_dag(true_dag)
+    T = reference_cpdag(true_dag)
     return _prf(int((L & T).sum()), int(L.sum()), int(T.sum()))[2]
 
 
@@ -52,7 +62,7 @@ def _marks(A: np.ndarray) -> np.ndarray:
 
 
 def shd_cpdag(learned: np.ndarray, true_dag: np.ndarray) -> int:
-    T = cpdag_from_dag(true_dag)
+    T = reference_cpdag(true_dag)
     iu = np.triu_indices(T.shape[0], 1)
     return int((_marks(learned)[iu] != _marks(T)[iu]).sum())
 

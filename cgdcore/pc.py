@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -305,11 +304,11 @@ def pc(
         variables=variables,
         cpdag=cpdag,
         skeleton=adj,
-        sepsets=MappingProxyType(dict(sepsets)),
+        sepsets=dict(sepsets),
         trace=tuple(trace),
         tests_per_order=tuple(per_order),
         seconds=seconds,
-        params=MappingProxyType(all_params),
+        params=all_params,
         stopped_early=stopped,
         stop_reason=reason,
         ambiguous_triples=ambiguous,

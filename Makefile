@@ -1,0 +1,41 @@
+# Two commands matter: `make app` serves the app, `make test` runs the whole suite.
+# Both create the virtual environment in .venv from the requirements files when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+RUNTIME_STAMP := $(VENV)/.runtime-installed
+DEV_STAMP     := $(VENV)/.dev-installed
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: app test chromium bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUNTIME_STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+# Debian's chromium for the browser tests (Playwright drives it; no browser is ever downloaded).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+app: $(RUNTIME_STAMP)
+	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address localhost
+
+test: $(DEV_STAMP) chromium
+	$(BIN)/python -m pytest
+
+bench: $(RUNTIME_STAMP)
+	$(BIN)/python bench/sample.py
+	$(BIN)/python bench/pc.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache tests/artifacts

@@ -1,0 +1,12 @@
+"""Entry point: page configuration and navigation. Pages live in pages/ and only compose."""
+import streamlit as st
+
+st.set_page_config(page_title="Private causal discovery", page_icon="🕸️", layout="wide",
+                   menu_items={"About": "Teach, explore and demonstrate privacy-preserving causal discovery."})
+
+pages = [
+    st.Page("pages/discover.py", title="Discover", icon=":material/hub:", default=True,
+            url_path="discover"),
+    st.Page("pages/datasets.py", title="Datasets", icon=":material/dataset:", url_path="datasets"),
+]
+st.navigation(pages).run()

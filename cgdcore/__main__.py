@@ -1,0 +1,6 @@
+"""Entry point of ``python -m cgdcore``."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,75 @@
+"""Pearson χ² and G (log-likelihood ratio) tests of x ⟂ y | S, summed over the strata of S.
+
+Per stratum k with table O (k_x × k_y), margins r_i, c_j and size n_k, the expected counts
+under conditional independence are E_ij = r_i c_j / n_k, and
+
+    X² = Σ_k Σ_ij (O_ij − E_ij)² / E_ij        (cells with E_ij > 0)
+    G  = 2 Σ_k Σ_ij O_ij ln(O_ij / E_ij)       (cells with O_ij > 0)
+
+Degrees of freedom: Σ_k (r'_k − 1)(c'_k − 1), where r'_k, c'_k count the non-empty rows and
+columns of stratum k — the empty-cell adjustment of causal-learn's Chisq/Gsq tests
+(``causallearn/utils/cit.py``; shared/research/anchors_cd.md §3.1). pcalg's ``gSquareDis``
+instead uses the unadjusted (k_x−1)(k_y−1)·Π|S| (anchors_cd.md §3.3); we follow causal-learn.
+dof = 0 (no stratum has two non-empty rows and columns) → p = 1. The p-value is the χ²
+upper tail, ``scipy.special.chdtrc(dof, statistic)`` (scipy imported lazily).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from cgdcore.citests.result import CIResult
+
+__all__ = ["chisq_from_table", "chi2_test", "g2_test", "chi2_sf"]
+
+LAMBDAS = ("pearson", "log-likelihood")
+
+
+def chi2_sf(statistic: float, dof: float) -> float:
+    """Upper tail P(χ²_dof ≥ statistic); 1 when dof ≤ 0."""
+    if dof <= 0:
+        return 1.0
+    from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s
+
+    return float(min(1.0, max(0.0, chdtrc(dof, max(statistic, 0.0)))))
+
+
+def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[float, int]:
+    """(statistic, dof) of the stratified χ² (``"pearson"``) or G (``"log-likelihood"``) test.
+
+    ``tables`` has shape (K, k_x, k_y) (one table per stratum) or (k_x, k_y).
+    """
+    if lambda_ not in LAMBDAS:
+        raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")
+    O = np.asarray(tables, dtype=np.float64)
+    if O.ndim == 2:
+        O = O[None]
+    r = O.sum(axis=2)  # (K, kx)
+    c = O.sum(axis=1)  # (K, ky)
+    nk = r.sum(axis=1)
+    dof = int(np.sum((np.count_nonzero(r, axis=1) - 1).clip(min=0) * (np.count_nonzero(c, axis=1) - 1).clip(min=0)))
+    nz = nk > 0
+    if not nz.all():
+        O, r, c, nk = O[nz], r[nz], c[nz], nk[nz]
+    E = r[:, :, None] * c[:, None, :] / nk[:, None, None]
+    if lambda_ == "pearson":
+        pos = E > 0
+        stat = float(np.sum((O[pos] - E[pos]) ** 2 / E[pos]))
+    else:
+        pos = O > 0  # E > 0 wherever O > 0
+        o = O[pos]
+        stat = float(2.0 * np.sum(o * np.log(o / E[pos])))
+    return max(stat, 0.0), dof
+
+
+def chi2_test(stats, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
+    """Pearson χ² test of x ⟂ y | S on discrete data held in a SuffStats."""
+    stat, dof = chisq_from_table(stats.table(x, y, S), "pearson")
+    return CIResult(stat, chi2_sf(stat, dof), float(dof))
+
+
+def g2_test(stats, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
+    """G-test (G² = 2 Σ O ln(O/E)) of x ⟂ y | S on discrete data held in a SuffStats."""
+    stat, dof = chisq_from_table(stats.table(x, y, S), "log-likelihood")
+    return CIResult(stat, chi2_sf(stat, dof), float(dof))

@@ -1,0 +1,384 @@
+"""Sufficient statistics for CI tests: stratified contingency tables and the correlation matrix.
+
+Everything here is a deterministic function of the data, so it is cached and shared
+(DESIGN.md, "Conventions": deterministic quantities may be cached across runs and users;
+noisy outputs never are).
+
+Contingency tables follow causal-learn's vectorisation (``utils/cit.py`` Chisq/Gsq, see
+shared/research/anchors_cd.md §3.1): one ``np.bincount`` over the combined code
+``stratum·kx·ky + x·ky + y``. Our own additions: the stratum code of a conditioning set is
+computed once per set and cached, and is already compressed to the *observed* strata, so
+a table never has empty strata.
+"""
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+
+from cgdcore import UserError
+
+__all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint"]
+
+# Above this many possible strata, compress the stratum code with np.unique (a sort)
+# instead of a dense bincount + lookup table (causal-learn switches at 1e5; anchors_cd §3.1).
+_DENSE_STRATA_LIMIT = 1_000_000
+# Up to this many possible strata the raw mixed-radix code is kept (no compression pass).
+_RAW_STRATA_LIMIT = 1024
+# Keep raw (uncompressed) codes below this bound so products of arities never overflow int64.
+_RAW_CODE_LIMIT = 2**62
+_INT32_MAX = 2**31 - 1
+
+_DEFAULT_STRATA_ITEMS = 256
+_DEFAULT_STRATA_BYTES = 112 * 2**20
+_DEFAULT_TABLE_ITEMS = 8192
+_DEFAULT_TABLE_BYTES = 32 * 2**20
+
+
+class _LRU:
+    """A small thread-safe LRU cache bounded by item count and (optionally) total bytes."""
+
+    def __init__(self, max_items: int, max_bytes: int | None = None):
+        self.max_items = int(max_items)
+        self.max_bytes = max_bytes
+        self._d: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            item = self._d.get(key)
+            if item is None:
+                self.misses += 1
+                return None
+            self._d.move_to_end(key)
+            self.hits += 1
+            return item[0]
+
+    def setdefault(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
+        """Store ``value`` unless ``key`` is present; return the stored value either way."""
+        with self._lock:
+            item = self._d.get(key)
+            if item is not None:
+                self._d.move_to_end(key)
+                return item[0]
+            if self.max_items <= 0 or (self.max_bytes is not None and nbytes > self.max_bytes):
+                return value  # too big to cache: hand it back uncached
+            self._d[key] = (value, nbytes)
+            self._bytes += nbytes
+            while len(self._d) > self.max_items or (
+                self.max_bytes is not None and self._bytes > self.max_bytes
+            ):
+                _, (_, nb) = self._d.popitem(last=False)
+                self._bytes -= nb
+            return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+            self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _compress(code: np.ndarray, n_possible: int) -> tuple[np.ndarray, int]:
+    """Re-number a stratum code to 0..K-1 over the strata that actually occur."""
+    if n_possible <= _DENSE_STRATA_LIMIT:
+        present = np.bincount(code, minlength=n_possible) > 0
+        k = int(np.count_nonzero(present))
+        if k == n_possible:
+            return code, k
+        lut = np.cumsum(present, dtype=np.int64) - 1
+        return lut[code], k
+    uniq, inv = np.unique(code, return_inverse=True)
+    return inv.reshape(-1), int(uniq.size)
+
+
+class SuffStats:
+    """Sufficient statistics of one data matrix, with caches of every deterministic table.
+
+    Parameters
+    ----------
+    data: array (n, d). With ``arities`` given, integer codes 0..k_j-1 in column j (any
+        integer dtype, or floats holding integers); with ``arities=None``, numbers (only the
+        correlation matrix, i.e. Fisher-z, is available then).
+    arities: number of states per column, or None for numeric data.
+
+    Attributes ``n``, ``d``, ``arities`` (tuple or None), ``is_discrete``.
+
+    The object keeps its own copy of the data, so later changes to the caller's array do not
+    affect it (this is what makes sharing through :func:`suffstats_for` safe).
+    """
+
+    def __init__(
+        self,
+        data: np.ndarray,
+        arities: Sequence[int] | None = None,
+        *,
+        strata_cache_items: int = _DEFAULT_STRATA_ITEMS,
+        strata_cache_bytes: int = _DEFAULT_STRATA_BYTES,
+        table_cache_items: int = _DEFAULT_TABLE_ITEMS,
+        table_cache_bytes: int = _DEFAULT_TABLE_BYTES,
+    ):
+        data = np.asarray(data)
+        if data.ndim != 2:
+            raise UserError(f"data must be a 2-D array (rows x variables); got shape {data.shape}.")
+        n, d = data.shape
+        if n < 1 or d < 1:
+            raise UserError(f"data must have at least one row and one column; got shape {data.shape}.")
+        if data.dtype.kind not in "biuf":
+            raise UserError(
+                f"data must be numeric (integer codes or floats); got dtype {data.dtype}. "
+                "Encode categorical columns as integer codes first."
+            )
+        self.n = int(n)
+        self.d = int(d)
+        self._lock = threading.Lock()
+        self._corr: np.ndarray | None = None
+        self._strata = _LRU(strata_cache_items, strata_cache_bytes)
+        self._tables = _LRU(table_cache_items, table_cache_bytes)
+
+        if arities is None:
+            self.arities: tuple[int, ...] | None = None
+            vals = np.ascontiguousarray(data.T, dtype=np.float64)  # (d, n), one copy
+            if not np.isfinite(vals).all():
+                raise UserError("data contains NaN or infinite values; drop or impute them first.")
+            self._cols = None
+            self._values = _readonly(vals)
+            return
+
+        ar = tuple(int(a) for a in arities)
+        if len(ar) != d:
+            raise UserError(f"arities has {len(ar)} entries but data has {d} columns.")
+        if any(a < 1 for a in ar):
+            raise UserError(f"every arity must be >= 1; got {ar}.")
+        if data.dtype.kind == "f":
+            if not np.isfinite(data).all() or not np.array_equal(data, np.round(data)):
+                raise UserError(
+                    "discrete data must hold integer codes 0..k-1; found non-integer or missing values."
+                )
+        cmin = data.min(axis=0)
+        cmax = data.max(axis=0)
+        bad = [j for j in range(d) if cmin[j] < 0 or cmax[j] >= ar[j]]
+        if bad:
+            j = bad[0]
+            raise UserError(
+                f"column {j} holds codes {int(cmin[j])}..{int(cmax[j])}, outside 0..{ar[j] - 1} "
+                f"(its arity is {ar[j]}); {len(bad)} column(s) are out of range. "
+                "Re-code the data as 0..k-1 or fix the arities."
+            )
+        self.arities = ar
+        # (d, n) int32: one contiguous row per variable, cast once (bincount-friendly).
+        self._cols = _readonly(np.ascontiguousarray(data.T, dtype=np.int32))
+        self._values = self._cols
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def is_discrete(self) -> bool:
+        return self.arities is not None
+
+    def cache_info(self) -> dict[str, int]:
+        """Sizes and hit counts of the internal caches (for the app's diagnostics panel)."""
+        return {
+            "strata_items": len(self._strata),
+            "strata_bytes": self._strata.nbytes,
+            "strata_hits": self._strata.hits,
+            "strata_misses": self._strata.misses,
+            "table_items": len(self._tables),
+            "table_bytes": self._tables.nbytes,
+            "table_hits": self._tables.hits,
+            "table_misses": self._tables.misses,
+        }
+
+    # ------------------------------------------------------------------ validation
+    def _check_var(self, v: Any) -> int:
+        i = int(v)
+        if i != v or not 0 <= i < self.d:
+            raise ValueError(f"variable index {v!r} out of range 0..{self.d - 1}")
+        return i
+
+    def key(self, x: Any, y: Any, S: Sequence[int]) -> tuple[int, int, tuple[int, ...]]:
+        """Validated (x, y, sorted S); ValueError (a caller bug, not user input) if malformed."""
+        x = self._check_var(x)
+        y = self._check_var(y)
+        s = tuple(sorted(self._check_var(v) for v in S))
+        if x == y:
+            raise ValueError(f"x and y must differ (both {x})")
+        if x in s or y in s or len(set(s)) != len(s):
+            raise ValueError(f"conditioning set {s} must not contain x={x}, y={y} or repeats")
+        return x, y, s
+
+    # ------------------------------------------------------------------ strata
+    def strata(self, S: Sequence[int]) -> tuple[np.ndarray | None, int]:
+        """Stratum code of conditioning set S: (code array of length n with values 0..K-1, K).
+
+        With at most ``_RAW_STRATA_LIMIT`` possible value-tuples the code is the mixed-radix
+        number of the tuple (some codes may then be unobserved; :meth:`table` drops them);
+        otherwise it is compressed to the observed tuples only (K <= n), by a dense
+        bincount + lookup table, or by ``np.unique`` when there are >= 1e6 possible tuples.
+        For S = () returns (None, 1). Cached per sorted S (bounded LRU).
+        """
+        s = tuple(sorted(S))
+        if not s:
+            return None, 1
+        hit = self._strata.get(s)
+        if hit is not None:
+            return hit
+        if self._cols is None:
+            raise UserError("stratifying needs discrete data; discretise the numeric columns first.")
+        ar = self.arities
+        cols = self._cols
+        possible = 1
+        for v in s:
+            possible *= ar[v]
+        if possible <= _INT32_MAX:
+            # int32 arithmetic throughout (the common case; no overflow possible)
+            code = cols[s[0]].copy()
+            for v in s[1:]:
+                code *= ar[v]
+                code += cols[v]
+            possible_now = possible
+        else:
+            code = cols[s[0]].astype(np.int64)
+            possible_now = ar[s[0]]
+            for v in s[1:]:
+                k = ar[v]
+                if possible_now * k >= _RAW_CODE_LIMIT:
+                    code, possible_now = _compress(code, possible_now)
+                code *= k
+                code += cols[v]
+                possible_now *= k
+        if possible_now > _RAW_STRATA_LIMIT:
+            code, possible_now = _compress(code, possible_now)
+        K = int(possible_now)
+        code = _readonly(np.ascontiguousarray(code, dtype=np.int32 if K <= _INT32_MAX else np.int64))
+        out = (code, K)
+        return self._strata.setdefault(s, out, code.nbytes)
+
+    # ------------------------------------------------------------------ tables
+    def table(self, x: int, y: int, S: Sequence[int] = ()) -> np.ndarray:
+        """Counts per observed stratum of S: int64 array of shape (K, k_x, k_y), read-only.
+
+        ``table(x, y, S)[k, i, j]`` = number of rows in stratum k with x = i and y = j.
+        Strata with no rows are omitted (every ``table[k]`` sums to >= 1); strata are in a
+        fixed order that depends only on S, so ``table(y, x, S)`` is the transpose of
+        ``table(x, y, S)`` over the last two axes (and is returned as that view).
+        """
+        if self.arities is None:
+            raise UserError(
+                "contingency tables need discrete data (integer codes with arities); "
+                "discretise the numeric columns or use the Fisher-z test."
+            )
+        x, y, s = self.key(x, y, S)
+        a, b = (x, y) if x < y else (y, x)
+        key = (a, b, s)
+        t = self._tables.get(key)
+        if t is None:
+            t = self._compute_table(a, b, s)
+            t = self._tables.setdefault(key, t, t.nbytes)
+        return t if x < y else t.transpose(0, 2, 1)
+
+    def _compute_table(self, a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
+        """One bincount over stratum·ka·kb + x·kb + y (causal-learn's trick, anchors_cd §3.1)."""
+        ka, kb = self.arities[a], self.arities[b]
+        scode, K = self.strata(s)
+        cells = K * ka * kb
+        dt = np.int32 if cells <= _INT32_MAX else np.int64
+        xa = self._cols[a]
+        yb = self._cols[b]
+        combined = np.multiply(xa, kb, dtype=dt)
+        combined += yb
+        if scode is not None:
+            combined += np.multiply(scode, ka * kb, dtype=dt)
+        counts = np.bincount(combined, minlength=cells).reshape(K, ka, kb)
+        if K > 1:
+            nk = counts.reshape(K, -1).sum(axis=1)
+            if not nk.all():
+                counts = counts[nk > 0]
+        return _readonly(np.ascontiguousarray(counts))
+
+    # ------------------------------------------------------------------ correlation
+    def corr(self) -> np.ndarray:
+        """Pearson correlation matrix (d, d), float64, read-only, computed once.
+
+        Discrete codes are used as numbers. A constant column has correlation 0 with every
+        other column (and 1 with itself), so tests involving it report independence.
+        """
+        c = self._corr
+        if c is not None:
+            return c
+        vals = self._values  # (d, n)
+        n = self.n
+        mean = vals.mean(axis=1, dtype=np.float64)
+        cov = np.zeros((self.d, self.d))
+        step = 1 << 16
+        for lo in range(0, n, step):
+            chunk = vals[:, lo : lo + step].astype(np.float64)
+            chunk -= mean[:, None]
+            cov += chunk @ chunk.T
+        sd = np.sqrt(np.diag(cov).copy())
+        const = sd <= 1e-12 * max(1.0, float(sd.max()))
+        sd[const] = 1.0
+        c = cov / np.outer(sd, sd)
+        c[const, :] = 0.0
+        c[:, const] = 0.0
+        np.fill_diagonal(c, 1.0)
+        np.clip(c, -1.0, 1.0, out=c)
+        c = _readonly(c)
+        with self._lock:
+            if self._corr is None:
+                self._corr = c
+            return self._corr
+
+    def __repr__(self) -> str:
+        kind = "discrete" if self.is_discrete else "numeric"
+        return f"SuffStats(n={self.n}, d={self.d}, {kind})"
+
+
+# ---------------------------------------------------------------------- shared registry
+_SHARED = _LRU(8)
+
+
+def fingerprint(data: np.ndarray, arities: Sequence[int] | None) -> str:
+    """Content fingerprint: blake2b of the bytes, shape, dtype and arities."""
+    data = np.ascontiguousarray(data)
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((data.shape, data.dtype.str, None if arities is None else tuple(int(a) for a in arities))).encode())
+    h.update(memoryview(data.reshape(-1).view(np.uint8)))
+    return h.hexdigest()
+
+
+def suffstats_for(data: np.ndarray, arities: Sequence[int] | None = None) -> SuffStats:
+    """A SuffStats shared by every caller with the same data (bounded LRU of 8 datasets).
+
+    Keyed by :func:`fingerprint`, so equal arrays (other algorithms, other ε, other users)
+    reuse every cached table; a different array gets a different object.
+    """
+    data = np.asarray(data)
+    if data.dtype.kind not in "biuf":
+        return SuffStats(data, arities)  # raises the UserError explaining the dtype
+    key = fingerprint(data, arities)
+    st = _SHARED.get(key)
+    if st is None:
+        st = _SHARED.setdefault(key, SuffStats(data, arities))
+    return st
+
+
+def clear_suffstats_cache() -> None:
+    """Forget every shared SuffStats (tests, or to free memory)."""
+    _SHARED.clear()

@@ -1,0 +1,138 @@
+"""Sensitivities of the private CI statistics, with the constants of the papers and their code.
+
+All functions take the (public) dataset size n and return an ℓ1 sensitivity for a scalar
+statistic. Which of them gives a *valid* DP guarantee is itself a teaching point:
+
+* Priv-PC's z-sensitivity c1/√n (Theorem 3) is only sketched (its Appendix D is missing);
+  c1 = 6 is the reference code's constant and matches a substitution argument with large
+  strata; c1 = 9/2 is the paper's "approaching 9/2" asymptote (seed_privpc.md §5).
+* CURATE's constant (seed_curate.md §2.3) comes from an invalid product rule and
+  underestimates the empirical worst case by 2.3–3.3×; it is offered for fidelity only.
+
+Neither accounts for strata smaller than ~a few rows (see the caveats in seed_privpc.md §5).
+"""
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+
+from cgdcore import UserError
+
+__all__ = [
+    "KENDALL_C1",
+    "CURATE_VARIANTS",
+    "kendall_z_sensitivity",
+    "kendall_p_sensitivity",
+    "subsampled_p_sensitivity",
+    "curate_constant",
+    "curate_p_sensitivity",
+]
+
+#: Named choices of Priv-PC's constant c1 (seed_privpc.md §5, "Sensitivity constant c1").
+KENDALL_C1 = {"reference code": 6.0, "paper asymptotic": 4.5}
+
+#: CURATE's constant C in Δ = C/√n: "code" (cgdCURATE reference code, 0.3626748) or "paper"
+#: (App. VI-B eq. 16 as printed, 0.51290); seed_curate.md §2.3.
+CURATE_VARIANTS = ("code", "paper")
+
+
+def _check_n(n, name: str = "n") -> float:
+    if isinstance(n, bool) or not isinstance(n, numbers.Real):
+        raise UserError(f"{name} must be a number of rows (>= 1); got {n!r}.")
+    v = float(n)
+    if not math.isfinite(v) or v < 1:
+        raise UserError(f"{name} must be a number of rows >= 1; got {n!r}.")
+    return v
+
+
+def _check_c1(c1) -> float:
+    if isinstance(c1, bool) or not isinstance(c1, numbers.Real) or not math.isfinite(float(c1)) or c1 <= 0:
+        raise UserError(f"the sensitivity constant c1 must be a positive number; got {c1!r}.")
+    return float(c1)
+
+
+def _check_sided(sided: str) -> int:
+    if sided == "one":
+        return 1
+    if sided == "two":
+        return 2
+    raise UserError(f"sided must be 'one' or 'two'; got {sided!r}.")
+
+
+def kendall_z_sensitivity(n, c1: float = 6.0) -> float:
+    """Sensitivity of the conditional Kendall z statistic: Δ_z(n) = c1/√n.
+
+    Source: Priv-PC (Wang, Pang, Song, NeurIPS 2020), Theorem 3: "c1/√n … c1 … approaching
+    9/2"; reference code (sunblaze-ucb ``src/pc.py``): 6/√n. Default c1 = 6 (code,
+    conservative); 4.5 is the "paper asymptotic" value. See seed_privpc.md §5 and §10;
+    resolution: configurable c1, default 6 (seed_privpc.md §9.10).
+    """
+    return _check_c1(c1) / math.sqrt(_check_n(n))
+
+
+def kendall_p_sensitivity(n, c1: float = 6.0, sided: str = "one") -> float:
+    """Sensitivity of the Kendall p-value: Δ_p(n) = Φ(c1/√n) − ½ (one-sided p).
+
+    The one-sided p = 1 − Φ(|z|) is Lipschitz in z with its steepest slope φ(0) at z = 0, so a
+    change of at most Δ_z = c1/√n in z moves p by at most ∫_0^{Δ_z} φ = Φ(Δ_z) − ½
+    (Priv-PC reference code, which integrates φ numerically; seed_privpc.md §5 table:
+    n = 1,000 → 0.07524, 10,000 → 0.02392, 100,000 → 0.0075689 with c1 = 6;
+    anchors_cd.md §1.2). For the two-sided p₂ = 2(1 − Φ(|z|)) = 2·p₁, every change doubles,
+    so ``sided="two"`` returns 2·(Φ(c1/√n) − ½). Computed as ½·erf(Δ_z/√2), exact for small Δ_z.
+    """
+    factor = _check_sided(sided)
+    dz = kendall_z_sensitivity(n, c1)
+    return factor * 0.5 * math.erf(dz / math.sqrt(2.0))
+
+
+def subsampled_p_sensitivity(n, m, c1: float = 6.0, sided: str = "one", method: str = "reference") -> float:
+    """Sensitivity of the Kendall p-value computed on a sub-sample of m of the n rows.
+
+    ``method="reference"``: Δ_p(n)·sqrt(n/m), what the Priv-PC reference code uses
+    (seed_privpc.md §5, "Subsample: the code uses Δ_p·sqrt(n/m)"; §10).
+    ``method="direct"``: Δ_p(m) = Φ(c1/√m) − ½, the sensitivity of the statistic on m rows.
+    Since Φ is concave on [0, ∞) and sqrt(n/m) ≥ 1, reference ≥ direct: the code's value is
+    conservative (seed_privpc.md §5).
+    """
+    nv = _check_n(n)
+    mv = _check_n(m, "m (sub-sample size)")
+    if mv > nv:
+        raise UserError(f"the sub-sample size m={m!r} cannot exceed n={n!r}.")
+    if method == "reference":
+        return kendall_p_sensitivity(nv, c1, sided) * math.sqrt(nv / mv)
+    if method == "direct":
+        return kendall_p_sensitivity(mv, c1, sided)
+    raise UserError(f"method must be 'reference' or 'direct'; got {method!r}.")
+
+
+@functools.lru_cache(maxsize=None)
+def curate_constant(variant: str = "code") -> float:
+    """CURATE's constant C in Δ_p ≤ C/√n for the Kendall p-value (seed_curate.md §2.3).
+
+    C = max_{i ≥ 2} g(i)·L/(i − 1) with g(i) = 9i(i+1)/(2(2i+7)) − 9i²/(2(2i+5)) (App. VI-B
+    eqs. 14–16; the n_i² vs n_i(n_i−1) inconsistency kept as printed), attained at i = 2:
+    * ``"code"``: L = 2/√(2π) (cgdCURATE ``CURATE_cb.py``) → C = 0.3626748;
+    * ``"paper"``: L = 2/√π (eq. 16 as printed, an extra √2) → C = 0.51290.
+    """
+    if variant not in CURATE_VARIANTS:
+        raise UserError(f"CURATE sensitivity variant must be one of {CURATE_VARIANTS}; got {variant!r}.")
+    lead = 2.0 / math.sqrt(2.0 * math.pi) if variant == "code" else 2.0 / math.sqrt(math.pi)
+    best = 0.0
+    for i in range(2, 10_000):  # g(i)/(i-1) decreases; the max is at i = 2
+        g = 9.0 * i * (i + 1) / (2.0 * (2 * i + 7)) - 9.0 * i * i / (2.0 * (2 * i + 5))
+        best = max(best, lead * g / (i - 1))
+    return best
+
+
+def curate_p_sensitivity(n, variant: str = "code", sided: str = "one") -> float:
+    """CURATE's sensitivity of the Kendall p-value: Δ = C/√n (seed_curate.md §2.3).
+
+    C from :func:`curate_constant` (0.3626748 "code", 0.51290 "paper"); at n = 10⁵ the code
+    value is 0.0011469. ``sided="two"`` doubles it (p₂ = 2p₁). **Not a valid worst-case
+    bound**: the derivation multiplies sensitivities (an invalid rule) and the empirical
+    worst case is ≈1.19/√n for skewed marginals (seed_curate.md §2.3 and §7 item 9). Use
+    :func:`kendall_p_sensitivity` for a conservative choice.
+    """
+    factor = _check_sided(sided)
+    return factor * curate_constant(variant) / math.sqrt(_check_n(n))

@@ -1,0 +1,208 @@
+"""``python -m cgdcore`` — the command-line contract of DESIGN.md.
+
+Every user mistake ends with a one-paragraph message on stderr and exit code 2; no
+traceback is ever printed. Heavy modules (pandas, scipy) are imported only by the
+commands that need them, so ``datasets`` starts fast.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from . import UserError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own errors: same format, exit code 2
+        self.print_usage(sys.stderr)
+        raise SystemExit(_fail(f"{message} (see '{self.prog} --help')"))
+
+
+def _fail(msg: str) -> int:
+    print(f"error: {msg}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _positive_int(name):
+    def conv(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number (got {s!r})") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be at least 1 (got {v})")
+        return v
+    return conv
+
+
+def _nonneg_int(name):
+    def conv(s):
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a whole number (got {s!r})") from None
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be 0 or more (got {v})")
+        return v
+    return conv
+
+
+def _prob(name):
+    def conv(s):
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {s!r})") from None
+        if not (0.0 < v < 1.0) or math.isnan(v):
+            raise argparse.ArgumentTypeError(f"{name} must be strictly between 0 and 1 (got {s})")
+        return v
+    return conv
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m cgdcore", description="Privacy-preserving causal discovery from the command line.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    q = sub.add_parser("datasets", help="list the available datasets")
+    q.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    q = sub.add_parser("sample", help="sample a dataset to CSV")
+    q.add_argument("--dataset", required=True, help="dataset spec, e.g. asia or synthetic:d=20,graph=sf")
+    q.add_argument("--n", type=_positive_int("--n"), default=None, help="rows to sample")
+    q.add_argument("--seed", type=_nonneg_int("--seed"), default=0)
+    q.add_argument("--out", required=True, help="output CSV path ('-' for stdout)")
+    q.add_argument("--codes", action="store_true", help="write integer state codes instead of state labels")
+
+    q = sub.add_parser("discover", help="learn a causal graph")
+    src = q.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", help="dataset spec from 'datasets' (sampled or bundled)")
+    src.add_argument("--data", help="a CSV file with a header row")
+    q.add_argument("--n", type=_positive_int("--n"), default=None, help="rows (sample size for networks)")
+    q.add_argument("--seed", type=_nonneg_int("--seed"), default=0)
+    q.add_argument("--algo", default="pc")
+    q.add_argument("--ci-test", choices=["kendall", "chi2", "g2", "fisherz"], default=None)
+    q.add_argument("--alpha", type=_prob("--alpha"), default=0.05)
+    q.add_argument("--variant", choices=["stable", "original"], default="stable", help="skeleton search")
+    q.add_argument("--orientation", choices=["standard", "conservative", "majority"], default="standard")
+    q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None)
+    q.add_argument("--kendall-sided", choices=["two", "one"], default="two",
+                   help="two-sided p (default) or the one-sided p of the Priv-PC reference code")
+    q.add_argument("--bins", type=_positive_int("--bins"), default=None,
+                   help="quantile bins for numeric columns when a discrete CI test is used")
+    q.add_argument("--epsilon", type=float, default=None, help="total privacy budget (private algorithms)")
+    q.add_argument("--round-epsilon", type=float, default=None, help="per-round budget (sparse-vector family)")
+    q.add_argument("--delta", type=float, default=None)
+    q.add_argument("--json", action="store_true", help="print the JSON result object")
+    return p
+
+
+def cmd_datasets(args) -> int:
+    from .data import list_datasets
+
+    infos = list_datasets()
+    if args.json:
+        print(json.dumps([_info_dict(i) for i in infos], indent=2))
+        return 0
+    rows = [("name", "kind", "vars", "rows", "truth", "description")]
+    for i in infos:
+        rows.append((i.name, i.kind, str(i.n_vars), "sampled" if i.n_rows is None else str(i.n_rows),
+                     i.truth or "-", i.description))
+    widths = [max(len(r[c]) for r in rows) for c in range(5)]
+    for r in rows:
+        print("  ".join(r[c].ljust(widths[c]) for c in range(5)) + "  " + r[5])
+    return 0
+
+
+def _info_dict(i) -> dict:
+    from dataclasses import asdict
+
+    return asdict(i)
+
+
+def _load(args):
+    from .data import load_dataset
+
+    if getattr(args, "data", None):
+        from .data.tabular import load_csv
+
+        return load_csv(args.data)
+    return load_dataset(args.dataset, n=args.n, seed=args.seed)
+
+
+def cmd_sample(args) -> int:
+    import pandas as pd
+
+    ds = _load(args)
+    cols = {}
+    for j, v in enumerate(ds.variables):
+        col = ds.data[:, j]
+        st = ds.states[j]
+        cols[v] = col if (st is None or args.codes) else pd.Categorical.from_codes(col.astype(int), categories=list(st))
+    df = pd.DataFrame(cols)
+    try:
+        df.to_csv(sys.stdout if args.out == "-" else args.out, index=False)
+    except OSError as e:
+        raise UserError(f"cannot write {args.out}: {e.strerror or e}. Choose a writable path.") from None
+    if args.out != "-":
+        print(f"wrote {ds.n} rows × {ds.d} columns of {ds.name} to {args.out}", file=sys.stderr)
+    return 0
+
+
+def cmd_discover(args) -> int:
+    from .discover import ALGORITHMS, discover
+
+    if args.algo not in ALGORITHMS:
+        raise UserError(f"unknown or unavailable algorithm {args.algo!r}; available: {', '.join(ALGORITHMS)}.")
+    if args.algo == "pc" and any(v is not None for v in (args.epsilon, args.round_epsilon, args.delta)):
+        raise UserError("--epsilon/--round-epsilon/--delta apply to private algorithms; 'pc' is not private. "
+                        "Drop them or choose a private --algo.")
+    if args.data and args.n is not None:
+        raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
+    ds = _load(args)
+    res = discover(ds, algo=args.algo, ci_test=args.ci_test, alpha=args.alpha, variant=args.variant,
+                   orientation=args.orientation, max_order=args.max_order, kendall_sided=args.kendall_sided,
+                   bins=args.bins)
+    out = res.to_json()
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"{out['algorithm']} on {out['dataset']} (n={out['n']}, {len(out['variables'])} variables), "
+          f"CI test {out['params']['ci_test']}, alpha={out['params']['alpha']}")
+    for e in out["edges"]:
+        print(f"  {e['source']} {'->' if e['directed'] else '--'} {e['target']}")
+    if out["metrics"]:
+        m = out["metrics"]
+        print(f"skeleton P/R/F1 {m['skeleton_precision']:.3f}/{m['skeleton_recall']:.3f}/{m['skeleton_f1']:.3f}  "
+              f"arc F1 {m['arc_f1']:.3f}  SHD {m['shd']}  (truth: {out['truth']['name']})")
+    print(f"{out['n_ci_tests']} CI tests (per order: {out['tests_per_order']}) in {out['seconds']:.3f} s")
+    for note in out["notes"]:
+        print(f"note: {note}")
+    return 0
+
+
+COMMANDS = {"datasets": cmd_datasets, "sample": cmd_sample, "discover": cmd_discover}
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return COMMANDS[args.command](args)
+    except SystemExit as e:
+        return int(e.code or 0) if not isinstance(e.code, str) else _fail(e.code)
+    except UserError as e:
+        return _fail(str(e))
+    except MemoryError:
+        return _fail("out of memory: try fewer rows (--n) or a smaller maximum order (--max-order).")
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # an internal bug: short message, no traceback
+        print(f"internal error ({type(e).__name__}): {e}. Please report it with the command you ran.", file=sys.stderr)
+        return 1

@@ -1,0 +1,339 @@
+"""User tables: load and validate a CSV into a :class:`Dataset`, discretise, check discrete usability.
+
+Column types. A column is *numeric* if every non-missing value parses as a number (pandas' C parser
+does the inference; values with stray spaces are re-tried after stripping); it is *categorical*
+otherwise, and its labels (whitespace-stripped) are encoded as codes 0..k-1 in sorted label order.
+Integer columns with few distinct values stay numeric; :func:`discretise` turns numeric columns into
+quantile bins when a discrete CI test needs them.
+
+Missing values: empty fields and ``NA``, ``N/A``, ``NaN``, ``?``, ``null`` (and case variants).
+Rows with any missing value are dropped (``missing="drop"``, reported in ``Dataset.notes``) or
+refused (``missing="error"``).
+
+Every problem with the file is raised as :class:`~cgdcore.UserError` with what is wrong and how to
+fix it. pandas is imported lazily so that ``import cgdcore.data`` stays cheap.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from cgdcore import UserError
+from cgdcore.data.dataset import Dataset
+
+__all__ = ["load_csv", "dataset_from_frame", "discretise", "check_discrete_usable",
+           "MAX_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MISSING_TOKENS"]
+
+MAX_BYTES = 200 * 1024 * 1024
+MAX_ROWS = 2_000_000
+MAX_COLUMNS = 100
+MISSING_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "?", "null", "NULL", "Null")
+_SEPARATORS = (",", ";", "\t", "|")
+
+
+# ----------------------------------------------------------------------------- reading bytes
+
+def _read_bytes(source) -> tuple[bytes, str]:
+    """Bytes and a display name from a path, bytes, or a binary/text file-like object."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data, name = bytes(source), "data.csv"
+        if len(data) > MAX_BYTES:
+            raise _too_big(len(data))
+        return data, name
+    if isinstance(source, (str, os.PathLike)):
+        p = Path(source)
+        if not p.is_file():
+            raise UserError(f"no such file: {p.name!r}; check the path")
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise _too_big(size)
+        return p.read_bytes(), p.name
+    if hasattr(source, "read"):
+        name = Path(str(getattr(source, "name", "data.csv"))).name
+        data = source.read(MAX_BYTES + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if len(data) > MAX_BYTES:
+            raise _too_big(len(data))
+        return bytes(data), name
+    raise UserError(f"cannot read a CSV from a {type(source).__name__}; give a path, bytes or a file object")
+
+
+def _too_big(size: int) -> UserError:
+    return UserError(f"the file is {size / 2**20:.1f} MB, over the {MAX_BYTES // 2**20} MB limit; "
+                     f"upload a sample of its rows or fewer columns")
+
+
+def _decode_check(data: bytes) -> bytes:
+    """Strip a UTF-8 BOM and check that the bytes are UTF-8 (naming the first bad line)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise UserError(f"the file is not UTF-8 text: byte 0x{data[e.start]:02x} on line {line} cannot be "
+                        f"decoded (the file is probably Latin-1 or Windows-1252); save it as "
+                        f"'CSV UTF-8' and upload it again") from None
+    return data
+
+
+def _sniff_separator(header: str) -> str:
+    counts = [header.count(s) for s in _SEPARATORS]
+    return _SEPARATORS[int(np.argmax(counts))] if max(counts) else ","
+
+
+def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> int | None:
+    """Physical line number (1-based) of the first non-blank line whose field count != expected.
+
+    Files without quote characters are scanned with numpy (separator and newline positions);
+    quoted files with the csv module, which understands quoted separators and newlines.
+    Blank and whitespace-only lines are skipped, as pandas does.
+    """
+    if b'"' in data:
+        reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep, skipinitialspace=True)
+        for row in reader:
+            if not row or all(not f.strip() for f in row) and len(row) == 1:
+                continue
+            if len(row) != expected:
+                return reader.line_num
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(b == 10)
+    if b.size and b[-1] != 10:
+        ends = np.append(ends, b.size)
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    seps = np.flatnonzero(b == ord(sep))
+    n_fields = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
+    for i in np.flatnonzero(n_fields != expected):
+        if data[starts[i]:ends[i]].strip():
+            return int(i) + 1
+    return None
+
+
+# ----------------------------------------------------------------------------- loading
+
+def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
+    """Load a CSV (path, bytes or file-like) into a :class:`Dataset`.
+
+    The separator is sniffed from the header line (``,`` ``;`` tab ``|``; comma wins ties). Limits:
+    200 MB, 100 columns, 2,000,000 rows. ``missing="drop"`` drops rows with any missing value and
+    notes how many; ``missing="error"`` refuses them.
+    """
+    import pandas as pd
+
+    if missing not in ("drop", "error"):
+        raise UserError(f"missing={missing!r} is not an option; use 'drop' or 'error'")
+    data, default_name = _read_bytes(source)
+    name = name or f"upload:{default_name}"
+    data = _decode_check(data)
+    start = re.match(rb"\s*", data).end()  # type: ignore[union-attr]
+    if start == len(data):
+        raise UserError("the file is empty; upload a CSV with a header line and at least one data row")
+    end = data.find(b"\n", start)
+    first = data[start:end if end >= 0 else len(data)].decode("utf-8").rstrip("\r")
+    sep = _sniff_separator(first)
+    header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+    if len(header) > MAX_COLUMNS:
+        raise UserError(f"the file has {len(header)} columns, over the limit of {MAX_COLUMNS}; "
+                        f"keep the variables you want to study")
+    if len(header) < 2:
+        raise UserError(f"the file has only one column ({header[0]!r}); causal discovery needs at least two. "
+                        f"Use commas (or ; or tabs) between values")
+    header = [h or f"(unnamed column {i + 1})" for i, h in enumerate(header)]
+    seen, dups = set(), []
+    for h in header:
+        if h in seen and h not in dups:
+            dups.append(h)
+        seen.add(h)
+    if dups:
+        raise UserError(f"duplicate column names: {', '.join(map(repr, dups))}; give every column a distinct name")
+    try:
+        with warnings.catch_warnings():
+            # a first data row longer than the header only warns ("loss of data"): make it an error
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(io.BytesIO(data), sep=sep, header=0, names=header, index_col=False,
+                             keep_default_na=False, na_values=list(MISSING_TOKENS), skipinitialspace=True,
+                             encoding="utf-8", engine="c", low_memory=False)
+    except (pd.errors.ParserError, pd.errors.ParserWarning):
+        line = _field_counts_bad_line(data, sep, len(header))
+        where = f"line {line}" if line else "a row"
+        raise UserError(f"malformed CSV: {where} does not have {len(header)} fields like the header; "
+                        f"fix or remove that row (check for unquoted separators in values)") from None
+    except pd.errors.EmptyDataError:
+        raise UserError("the file is empty; upload a CSV with a header line and at least one data row") from None
+    if len(df) == 0:
+        raise UserError("the file has a header but no data rows")
+    if len(df) > MAX_ROWS:
+        raise UserError(f"the file has {len(df):,} rows, over the limit of {MAX_ROWS:,}; upload a random sample")
+    if df.isna().to_numpy().any():
+        # pandas pads short rows with NaN, so tell them apart from genuinely missing values
+        line = _field_counts_bad_line(data, sep, len(header))
+        if line is not None:
+            raise UserError(f"malformed CSV: line {line} does not have {len(header)} fields like the header; "
+                            f"fix or remove that row")
+    return dataset_from_frame(df, name=name, missing=missing)
+
+
+def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", licence: str = "",
+                       notes: Sequence[str] = (), numeric: Sequence[str] | None = None) -> Dataset:
+    """Turn a parsed DataFrame into a :class:`Dataset` (type detection, encoding, missing values).
+
+    By default a column is numeric iff every non-missing value parses as a number. ``numeric``, if
+    given, names the text columns to parse as numbers (unparseable values become missing); other
+    text columns are then categorical without trying.
+    """
+    import pandas as pd
+
+    if missing not in ("drop", "error"):
+        raise UserError(f"missing={missing!r} is not an option; use 'drop' or 'error'")
+    cols, is_num = [], []
+    for c in df.columns:
+        s = df[c]
+        if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+            v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            cols.append(v)
+            is_num.append(True)
+            continue
+        s = s.astype("string").str.strip()
+        s = s.mask(s.isin(MISSING_TOKENS))
+        want_num = numeric is not None and c in numeric
+        if want_num or (numeric is None and _looks_numeric(s.dropna().iloc[:256])):
+            v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            if want_num or np.isnan(v).sum() == s.isna().sum():
+                cols.append(v)
+                is_num.append(True)
+                continue
+        cols.append(s)
+        is_num.append(False)
+
+    n_total = len(df)
+    miss = np.zeros(n_total, dtype=bool)
+    for c, v, num in zip(df.columns, cols, is_num):
+        m = np.isnan(v) if num else v.isna().to_numpy()
+        if m.all():
+            raise UserError(f"column {c!r} has no values (all {n_total:,} are missing); remove it")
+        if num and np.isinf(v).any():
+            raise UserError(f"column {c!r} contains infinite values; replace or remove them")
+        miss |= m
+    notes = list(notes)
+    n_miss = int(miss.sum())
+    if n_miss:
+        if missing == "error":
+            r = int(np.flatnonzero(miss)[0])
+            bad = [c for c, v, num in zip(df.columns, cols, is_num)
+                   if (np.isnan(v[r]) if num else pd.isna(v.iloc[r]))]
+            raise UserError(f"{n_miss:,} of {n_total:,} rows have missing values (first: data row {r + 1}, "
+                            f"column {bad[0]!r}); fill them in or allow dropping those rows")
+        if n_miss == n_total:
+            raise UserError("every row has at least one missing value; remove the emptiest columns")
+        notes.append(f"dropped {n_miss:,} of {n_total:,} rows with missing values")
+    keep = ~miss
+    n = int(keep.sum())
+    variables = tuple(str(c) for c in df.columns)
+    states: list[tuple[str, ...] | None] = []
+    arrays = []
+    for v, num in zip(cols, is_num):
+        if num:
+            arrays.append(v[keep] if n_miss else v)
+            states.append(None)
+        else:
+            kept = v[keep] if n_miss else v
+            codes, uniques = pd.factorize(kept, sort=True)
+            arrays.append(codes)
+            states.append(tuple(str(u) for u in uniques))
+    data = _stack(arrays, states, n)
+    return Dataset(name=name, variables=variables, data=data, states=tuple(states),
+                   source=source, licence=licence, notes=tuple(notes))
+
+
+def _looks_numeric(s) -> bool:
+    """Cheap pre-check on a few values, so that label columns skip the full numeric parse."""
+    import pandas as pd
+
+    return bool(pd.to_numeric(s, errors="coerce").notna().all())
+
+
+def _stack(arrays, states, n: int) -> np.ndarray:
+    """(n, d) array: smallest unsigned dtype if all columns are discrete, float64 otherwise."""
+    if all(s is not None for s in states):
+        kmax = max(len(s) for s in states)
+        dtype = np.uint8 if kmax <= 256 else np.uint16 if kmax <= 65536 else np.int32
+    else:
+        dtype = np.float64
+    out = np.empty((n, len(arrays)), dtype=dtype)
+    for j, a in enumerate(arrays):
+        out[:, j] = a
+    return out
+
+
+# ----------------------------------------------------------------------------- discretising
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = None) -> Dataset:
+    """Cut numeric columns into ``bins`` quantile bins (equal-frequency), returning a new Dataset.
+
+    Edges are the empirical quantiles at 0, 1/bins, ..., 1; duplicate edges (heavy ties) are
+    merged, so a column may get fewer bins. Bin i is ``[e_i, e_{i+1})`` and the last is closed;
+    labels read ``"q1 [a, b)"``. A column with at most ``bins`` distinct values (e.g. constant, or
+    small integers) gets one bin per value, labelled ``"q1 [v, v]"``. ``columns=None`` means every numeric column; named
+    categorical columns are left as they are.
+    """
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not 2 <= bins <= 64:
+        raise UserError(f"bins must be a whole number from 2 to 64, got {bins!r}")
+    names = list(dataset.variables)
+    if columns is None:
+        targets = [j for j, s in enumerate(dataset.states) if s is None]
+    else:
+        unknown = [c for c in columns if c not in names]
+        if unknown:
+            raise UserError(f"unknown column(s) {', '.join(map(repr, unknown))}; columns are: {', '.join(names)}")
+        targets = [names.index(c) for c in columns if dataset.states[names.index(c)] is None]
+    states = list(dataset.states)
+    arrays = [dataset.data[:, j] for j in range(dataset.d)]
+    for j in targets:
+        x = np.asarray(dataset.data[:, j], dtype=np.float64)
+        values = np.unique(x)
+        if values.size <= bins:  # few distinct values (constant, small integers): one bin per value
+            arrays[j] = np.searchsorted(values, x)
+            states[j] = tuple(f"q{i + 1} [{_fmt(v)}, {_fmt(v)}]" for i, v in enumerate(values))
+            continue
+        edges = np.unique(np.quantile(x, np.linspace(0.0, 1.0, bins + 1)))
+        arrays[j] = np.searchsorted(edges[1:-1], x, side="right")
+        k = edges.size - 1
+        states[j] = tuple(f"q{i + 1} [{_fmt(edges[i])}, {_fmt(edges[i + 1])}{']' if i == k - 1 else ')'}"
+                          for i in range(k))
+    notes = dataset.notes
+    if targets:
+        notes = notes + (f"discretised {', '.join(names[j] for j in targets)} into {bins} quantile bins",)
+    data = _stack(arrays, states, dataset.n)
+    return Dataset(name=dataset.name, variables=dataset.variables, data=data, states=tuple(states),
+                   truth=dataset.truth, truth_name=dataset.truth_name, source=dataset.source,
+                   licence=dataset.licence, notes=notes)
+
+
+def check_discrete_usable(dataset: Dataset, max_categories: int = 64) -> None:
+    """Raise UserError unless every column is categorical with at most ``max_categories`` states.
+
+    Too many categories is reported first (discretising does not fix it), then numeric columns.
+    """
+    for v, s in zip(dataset.variables, dataset.states):
+        if s is not None and len(s) > max_categories:
+            raise UserError(f"column {v!r} has {len(s)} categories, more than the {max_categories} a discrete "
+                            f"test can handle; merge rare categories, discretise or drop it")
+    numeric = [v for v, s in zip(dataset.variables, dataset.states) if s is None]
+    if numeric:
+        raise UserError(f"a discrete test needs categorical columns, but {', '.join(map(repr, numeric))} "
+                        f"{'is' if len(numeric) == 1 else 'are'} numeric; discretise "
+                        f"{'it' if len(numeric) == 1 else 'them'} (e.g. into 3 quantile bins) or use a "
+                        f"continuous test")

@@ -1,0 +1,180 @@
+"""One call from a Dataset to a learned graph with metrics: what the CLI, the app and sweeps use.
+
+``discover(dataset, algo=..., ...)`` validates the parameters, builds the CI test over the
+shared sufficient-statistics cache, picks the decision policy of the algorithm, runs the one
+PC engine and scores the result against the truth when there is one. The returned
+:class:`Discovery` serialises to the JSON contract of DESIGN.md.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from . import UserError
+from .data.dataset import Dataset
+from .graph import edge_list
+
+#: Algorithms available in this build, with a one-line description.
+ALGORITHMS: dict[str, str] = {
+    "pc": "PC (non-private): every CI decision is the plain test p ≥ α",
+}
+DISCRETE_TESTS = ("kendall", "chi2", "g2")
+
+
+@dataclass(frozen=True, eq=False)
+class Discovery:
+    """A finished discovery run: the dataset it saw, the engine Result, metrics and timing."""
+
+    dataset: Dataset
+    algorithm: str
+    params: Mapping[str, Any]
+    result: Any  # cgdcore.pc.Result
+    metrics: Mapping[str, float] | None
+    seconds: float
+    notes: tuple[str, ...] = ()
+    privacy: Mapping[str, Any] | None = None
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.dataset.variables
+
+    @property
+    def cpdag(self) -> np.ndarray:
+        return self.result.cpdag
+
+    @property
+    def true_cpdag(self) -> np.ndarray | None:
+        from .metrics import reference_cpdag
+
+        return None if self.dataset.truth is None else reference_cpdag(self.dataset.truth)
+
+    def edges(self) -> list[dict[str, Any]]:
+        v = self.variables
+        return [{"source": v[i], "target": v[j], "directed": dr} for i, j, dr in edge_list(self.cpdag)]
+
+    def truth_edges(self) -> list[dict[str, Any]] | None:
+        if self.dataset.truth is None:
+            return None
+        v = self.variables
+        return [{"source": v[i], "target": v[j], "directed": True} for i, j, _ in edge_list(self.dataset.truth)]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``discover --json`` object of DESIGN.md (extra keys only add information)."""
+        from .metrics import CONVENTIONS
+
+        res = self.result
+        truth = self.truth_edges()
+        return {
+            "dataset": self.dataset.name,
+            "n": self.dataset.n,
+            "variables": list(self.variables),
+            "algorithm": self.algorithm,
+            "params": dict(self.params),
+            "edges": self.edges(),
+            "truth": None if truth is None else {"edges": truth, "name": self.dataset.truth_name},
+            "metrics": None if self.metrics is None else dict(self.metrics),
+            "metric_conventions": None if self.metrics is None else dict(CONVENTIONS),
+            "privacy": None if self.privacy is None else dict(self.privacy),
+            "n_ci_tests": res.n_ci_tests,
+            "tests_per_order": list(res.tests_per_order),
+            "stopped_early": res.stopped_early,
+            "stop_reason": res.stop_reason,
+            "notes": list(self.notes),
+            "seconds": round(self.seconds, 6),
+        }
+
+
+def validate_alpha(alpha: Any) -> float:
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise UserError(f"alpha must be a number between 0 and 1 (got {alpha!r}).") from None
+    if not (0.0 < a < 1.0) or math.isnan(a):
+        raise UserError(f"alpha must be strictly between 0 and 1 (got {alpha}); 0.05 or 0.01 are usual.")
+    return a
+
+
+def default_ci_test(dataset: Dataset) -> str:
+    return "g2" if dataset.is_discrete else "fisherz"
+
+
+def prepare_data(dataset: Dataset, ci_test: str, bins: int | None) -> tuple[Dataset, list[str]]:
+    """Make the data fit the CI test: discretise numeric columns for discrete tests if asked."""
+    from .data import tabular
+
+    notes: list[str] = []
+    if ci_test not in DISCRETE_TESTS:
+        return dataset, notes
+    too_many = [(v, len(s)) for v, s in zip(dataset.variables, dataset.states) if s is not None and len(s) > 64]
+    if too_many:  # discretising does not fix this one, so say it first
+        tabular.check_discrete_usable(dataset)
+    if not dataset.is_discrete:
+        numeric = [v for v, s in zip(dataset.variables, dataset.states) if s is None]
+        if not bins:
+            raise UserError(
+                f"the {ci_test} test needs discrete data, but column(s) {', '.join(numeric[:5])} are numeric: "
+                "discretise them (CLI: --bins 3; app: 'quantile bins') or use the fisherz test."
+            )
+        dataset = tabular.discretise(dataset, bins=int(bins))
+        notes.append(f"numeric columns discretised into {int(bins)} quantile bins for the {ci_test} test")
+    tabular.check_discrete_usable(dataset)
+    return dataset, notes
+
+
+def discover(
+    dataset: Dataset,
+    *,
+    algo: str = "pc",
+    ci_test: str | None = None,
+    alpha: float = 0.05,
+    variant: str = "stable",
+    orientation: str = "standard",
+    max_order: int | None = None,
+    kendall_sided: str = "two",
+    bins: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Discovery:
+    """Learn a CPDAG from ``dataset`` with algorithm ``algo`` and score it against the truth.
+
+    Parameters mirror the CLI: ``ci_test`` in {kendall, chi2, g2, fisherz} (default: g2 for
+    discrete data, fisherz for numeric), significance ``alpha``, skeleton ``variant``
+    (stable/original), v-structure ``orientation`` rule (standard/conservative/majority),
+    ``max_order`` (largest conditioning set, None = unbounded), ``kendall_sided`` ("two", or
+    "one" as in the Priv-PC reference code), ``bins`` (quantile bins for numeric columns
+    when a discrete test is used).
+    """
+    from .citests import make_ci_test, suffstats_for
+    from .metrics import evaluate
+    from .pc import PValuePolicy, pc
+
+    if algo not in ALGORITHMS:
+        raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
+    alpha = validate_alpha(alpha)
+    ci_test = ci_test or default_ci_test(dataset)
+    if max_order is not None and max_order > dataset.d - 2:
+        max_order = dataset.d - 2  # a conditioning set never has more than d - 2 members
+    t0 = time.perf_counter()
+    data, notes = prepare_data(dataset, ci_test, bins)
+    if data.n < 5:
+        raise UserError(f"the data has only {data.n} rows; causal discovery needs at least 5 (more is better).")
+    stats = suffstats_for(data.data, data.arities)
+    opts = {"sided": kendall_sided} if ci_test == "kendall" else {}
+    test = make_ci_test(ci_test, stats, **opts)
+    policy = PValuePolicy(test, alpha)
+    params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
+              "max_order": max_order}
+    if ci_test == "kendall":
+        params["kendall_sided"] = kendall_sided
+    if bins and not dataset.is_discrete and ci_test in DISCRETE_TESTS:
+        params["bins"] = int(bins)
+    result = pc(policy, data.variables, variant=variant, orientation=orientation, max_order=max_order,
+                progress=progress, params=params)
+    metrics = evaluate(result.cpdag, data.truth) if data.truth is not None else None
+    seconds = time.perf_counter() - t0
+    return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
+                     seconds=seconds, notes=tuple(dataset.notes) + tuple(notes))

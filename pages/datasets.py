@@ -1,0 +1,43 @@
+"""Datasets: what is bundled, where it comes from, and what its true graph looks like."""
+import streamlit as st
+
+from cgdcore.data import list_datasets
+from ui.common import explain, load_dataset, user_errors
+
+st.title("Datasets")
+explain(
+    "What am I looking at?",
+    """
+Every dataset the app can use. **Benchmark networks** are discrete Bayesian networks from the bnlearn
+repository: the app samples as many rows as you ask for from their probability tables, and their DAG is
+the ground truth. **Sachs** is real protein-signalling data (continuous) with two published "truths" that
+disagree on 9 edges — the app always names the one it scores against. **Adult** is real census data
+with no known truth, useful to see what privacy costs on sensitive records. **Synthetic** data come from
+a random linear structural equation model whose DAG you control.
+""",
+)
+infos = list_datasets()
+st.dataframe(
+    {"name": [i.name for i in infos], "kind": [i.kind for i in infos], "variables": [i.n_vars for i in infos],
+     "rows": ["any (sampled)" if i.n_rows is None else f"{i.n_rows:,}" for i in infos],
+     "ground truth": [i.truth or "none" for i in infos], "description": [i.description for i in infos],
+     "licence": [i.licence for i in infos]},
+    hide_index=True, width="stretch")
+
+names = [i.name for i in infos]
+pick = st.selectbox("Show the true graph of", names, index=names.index("asia") if "asia" in names else 0,
+                    key="dsview", bind="query-params")
+info = next(i for i in infos if i.name == pick)
+with user_errors():
+    ds = load_dataset(pick, 200 if info.n_rows is None else None, 0)
+st.markdown(f"**{pick}** — {info.description}  \nSource: {info.source}. Licence: {info.licence}.")
+for note in ds.notes:
+    st.caption(f":material/info: {note}")
+if ds.truth is None:
+    st.info("No ground-truth graph is known for this dataset.", icon=":material/info:")
+else:
+    from cgdcore import viz
+
+    st.caption(f"Ground truth: {ds.truth_name} — {int(ds.truth.sum())} arcs over {ds.d} variables.")
+    st.plotly_chart(viz.graph_figure(ds.truth, None, ds.variables, title_learned="True DAG"), key="truth_graph",
+                    width="stretch")

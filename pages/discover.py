@@ -1,0 +1,231 @@
+"""Discover: pick data, a CI test and α; learn the graph; compare it with the truth."""
+import json
+
+import streamlit as st
+
+from cgdcore import UserError
+from cgdcore.citests import CI_TEST_DESCRIPTIONS
+from cgdcore.data import list_datasets
+from cgdcore.data.registry import OPTION_CHOICES
+from cgdcore.discover import DISCRETE_TESTS
+from cgdcore.metrics import CONVENTIONS
+from ui.common import digest, explain, load_dataset, load_upload, run_discovery, user_errors
+
+URL = {"bind": "query-params"}
+
+st.title("Discover a causal graph")
+st.caption("Learn a CPDAG with the PC algorithm and compare it with the true graph.")
+
+explain(
+    "What am I looking at?",
+    """
+The **PC algorithm** (Spirtes, Glymour & Scheines 2000) starts from a complete graph and removes the
+edge x — y as soon as a conditional-independence (CI) test says x ⟂ y | S for some set S of x's
+neighbours, trying |S| = 0, 1, 2, … (the *order*). It then orients colliders x → k ← y when k is not in
+the separating set of x and y, and propagates orientations with Meek's rules. The result is a
+**CPDAG**: arrows that the data can identify, plain lines where both directions are equally compatible.
+
+A CI test returns a p-value; PC treats **p ≥ α** as "independent". Larger α removes fewer edges.
+Edges are coloured against the **CPDAG of the true DAG** — the most any method can learn from
+observational data: *correct*, *wrongly oriented*, *false positive*, or *missing* (grey, dashed).
+""",
+    latex=[r"\text{remove } x - y \iff \exists S \subseteq \mathrm{adj}(x)\setminus\{y\}:\ p(x \perp y \mid S) \ge \alpha",
+           r"F_1 = \frac{2PR}{P+R},\qquad \mathrm{SHD} = \#\{\{i,j\} : \text{edge mark differs}\}"],
+)
+
+INFOS = {i.name: i for i in list_datasets()}
+NAMES = list(INFOS)
+
+# --------------------------------------------------------------------------- inputs
+with st.sidebar:
+    st.header("Data")
+    source = st.radio("Source", ["Bundled dataset", "Upload a CSV"], key="src", horizontal=True, **URL)
+    upload = None
+    if source == "Bundled dataset":
+        name = st.selectbox("Dataset", NAMES, index=NAMES.index("asia") if "asia" in NAMES else 0, key="ds",
+                            format_func=lambda k: f"{k} — {INFOS[k].kind}, {INFOS[k].n_vars} vars", **URL)
+        info = INFOS[name]
+        opts = {}
+        for opt, default in info.options.items():
+            choices = OPTION_CHOICES.get(opt)
+            wkey = f"opt_{opt}"
+            if choices:
+                opts[opt] = st.selectbox(opt.replace("_", " "), choices, index=list(choices).index(default),
+                                         key=wkey, **URL)
+            else:
+                opts[opt] = int(st.number_input(opt.replace("_", " "), min_value=0 if "seed" in opt else 1,
+                                                max_value=200, value=int(default), step=1, key=wkey, **URL))
+        changed = {k: v for k, v in opts.items() if str(v) != str(info.options[k])}
+        spec = name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
+        if info.n_rows is None:
+            n = int(st.number_input("Rows to sample (n)", min_value=10, max_value=2_000_000, value=10_000,
+                                    step=1000, key="n", **URL))
+        else:
+            n = int(st.number_input(f"Rows to use (≤ {info.n_rows:,}; all by default)", min_value=10,
+                                    max_value=int(info.n_rows), value=int(info.n_rows), step=100, key="n", **URL))
+        seed = int(st.number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed", **URL))
+    else:
+        upload = st.file_uploader("CSV file with a header row", type=["csv", "txt"], key="upload",
+                                  help="UTF-8 text, comma-separated, ≤ 200 MB, ≤ 100 columns. Rows with missing "
+                                       "values are dropped (and counted).")
+        seed = 0
+
+    st.header("Test")
+    ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test",
+                           format_func=lambda t: CI_TEST_DESCRIPTIONS.get(t, t).split(":")[0], **URL)
+    alpha = st.select_slider("Significance level α", options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=0.05,
+                             key="alpha", **URL)
+    max_order_label = st.selectbox("Maximum order |S|", ["no limit"] + [str(k) for k in range(0, 11)], key="maxord",
+                                   help="Largest conditioning set PC may test.", **URL)
+    max_order = None if max_order_label == "no limit" else int(max_order_label)
+    with st.expander("Advanced"):
+        variant = st.radio("Skeleton search", ["stable", "original"], key="variant", horizontal=True,
+                           help="stable: order-independent (Colombo & Maathuis 2014); original: edges removed at once.",
+                           **URL)
+        orientation = st.radio("Collider rule", ["standard", "conservative", "majority"], key="orient",
+                               help="standard: sepset rule; conservative (Ramsey et al. 2006) and majority "
+                                    "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
+        sided = st.radio("Kendall p-value", ["two", "one"], key="sided", horizontal=True,
+                         format_func=lambda s: "two-sided" if s == "two" else "one-sided (Priv-PC code)", **URL)
+        bins = int(st.number_input("Quantile bins for numeric columns", min_value=2, max_value=10, value=3,
+                                   key="bins", help="Used only when a discrete test meets numeric data.", **URL))
+    auto = st.toggle("Run automatically when settings change", value=True, key="auto", **URL)
+    run_clicked = st.button("Run discovery", type="primary", key="run", icon=":material/play_arrow:",
+                            width="stretch")
+
+# ---------------------------------------------------------------------------- data
+with user_errors():
+    if source == "Bundled dataset":
+        with st.spinner("Loading data…"):
+            ds = load_dataset(spec, n if info.n_rows is None else (n if n < info.n_rows else None), seed)
+        data_key = ("bundled", spec, n, seed)
+    else:
+        if upload is None:
+            st.info("Upload a CSV file in the sidebar to start. Each row is one record, each column one variable; "
+                    "categorical text columns and numeric columns are both fine.", icon=":material/upload_file:")
+            st.stop()
+        payload = upload.getvalue()
+        key = digest(payload)
+        ds = load_upload(key, upload.name, payload, "drop")
+        data_key = ("upload", key)
+
+params = dict(ci_test=ci_test, alpha=float(alpha), variant=variant, orientation=orientation, max_order=max_order,
+              kendall_sided=sided, bins=bins if (ci_test in DISCRETE_TESTS and not ds.is_discrete) else None)
+run_key = data_key + tuple(sorted(params.items()))
+
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Dataset", ds.name)
+c2.metric("Rows", f"{ds.n:,}")
+c3.metric("Variables", ds.d)
+c4.metric("Kind", ds.kind)
+for note in ds.notes:
+    st.caption(f":material/info: {note}")
+if ci_test in DISCRETE_TESTS and not ds.is_discrete:
+    st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} quantile bins.",
+            icon=":material/info:")
+
+if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
+    st.info("Press **Run discovery** to learn the graph.", icon=":material/play_arrow:")
+    st.stop()
+
+with user_errors():
+    with st.status("Running PC…", expanded=False) as status:
+        res = run_discovery(run_key, ds, **params)
+        status.update(label=f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s",
+                      state="complete")
+st.session_state["last_run_key"] = run_key
+st.session_state["discovery"] = res
+
+# ------------------------------------------------------------------------- results
+from cgdcore import viz  # noqa: E402  (plotly is imported only once there is something to draw)
+
+names = list(res.variables)
+truth = res.dataset.truth
+m = res.metrics
+cols = st.columns(7)
+if m:
+    cols[0].metric("Skeleton F1", f"{m['skeleton_f1']:.3f}", help=CONVENTIONS["skeleton"])
+    cols[1].metric("Precision", f"{m['skeleton_precision']:.3f}", help=CONVENTIONS["skeleton"])
+    cols[2].metric("Recall", f"{m['skeleton_recall']:.3f}", help=CONVENTIONS["skeleton"])
+    cols[3].metric("Arc F1", f"{m['arc_f1']:.3f}", help=CONVENTIONS["arc_f1"])
+    cols[4].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
+cols[5].metric("CI tests", f"{res.result.n_ci_tests:,}")
+cols[6].metric("Run time", f"{res.seconds:.2f} s")
+if truth is None:
+    st.info("This dataset has no known ground truth, so the learned graph is shown alone and no accuracy is "
+            "reported.", icon=":material/info:")
+else:
+    st.caption(f"Ground truth: **{res.dataset.truth_name}**. Metric conventions: skeleton = unordered adjacent "
+               "pairs; arc F1 = Priv-PC convention (directed edge tuples, undirected = both directions, against the "
+               "true CPDAG); SHD between CPDAGs.")
+for note in res.notes:
+    if note not in ds.notes:
+        st.caption(f":material/info: {note}")
+
+rows = viz.edge_table(res.cpdag, truth, names)
+fig = viz.graph_figure(res.cpdag, truth, names)
+st.plotly_chart(fig, key="graph", width="stretch", config={"displaylogo": False})
+
+tab_int, tab_order, tab_log, tab_edges, tab_data = st.tabs(
+    ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"])
+
+with tab_int:
+    st.caption("Drag nodes to rearrange; hover an edge for its category and details.")
+    st.iframe(viz.pyvis_html(res.cpdag, truth, names), height=600, alt="Interactive learned graph")
+
+with tab_order:
+    per = res.result.tests_per_order
+    left, right = st.columns([2, 1])
+    left.plotly_chart(viz.tests_per_order_figure(per), key="per_order", width="stretch")
+    right.dataframe({"order": list(range(len(per))), "CI tests": list(per)}, hide_index=True)
+    if res.result.seconds > 0:
+        right.metric("Tests per second", f"{res.result.n_ci_tests / max(res.result.seconds, 1e-9):,.0f}")
+
+with tab_log:
+    import pandas as pd
+
+    tr = res.result.trace
+    log = pd.DataFrame({
+        "x": [names[r.x] for r in tr], "y": [names[r.y] for r in tr],
+        "S": [", ".join(names[s] for s in r.S) or "∅" for r in tr],
+        "order": [r.order for r in tr], "statistic": [r.statistic for r in tr],
+        "p-value": [r.p_value for r in tr],
+        "decision": ["independent → remove" if r.independent else "dependent → keep" for r in tr],
+        "phase": [r.phase for r in tr]})
+    only_removed = st.toggle("Only tests that removed an edge", key="log_removed")
+    view = log[log["decision"].str.startswith("independent")] if only_removed else log
+    st.dataframe(view, hide_index=True, width="stretch", height=380,
+                 column_config={"p-value": st.column_config.NumberColumn(format="%.4g"),
+                                "statistic": st.column_config.NumberColumn(format="%.4g")})
+    st.download_button("Download the CI-test log (CSV)", log.to_csv(index=False), "ci_test_log.csv", "text/csv",
+                       on_click="ignore", key="dl_log", icon=":material/download:")
+
+with tab_edges:
+    learned_rows = [r for r in rows if r.kind != "missing"]
+    st.dataframe({"source": [names[r.source] for r in learned_rows],
+                  "edge": ["→" if r.directed else "—" for r in learned_rows],
+                  "target": [names[r.target] for r in learned_rows],
+                  "category": [r.kind for r in learned_rows]}, hide_index=True, width="stretch")
+    missing = [r for r in rows if r.kind == "missing"]
+    if missing:
+        st.caption("Missing true edges: " + ", ".join(f"{names[r.source]}–{names[r.target]}" for r in missing))
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Edge list (CSV)", viz.edge_list_csv(rows, names), "edges.csv", "text/csv",
+                       on_click="ignore", key="dl_csv", icon=":material/download:")
+    d2.download_button("Result (JSON)", json.dumps(res.to_json(), indent=2), "result.json", "application/json",
+                       on_click="ignore", key="dl_json", icon=":material/download:")
+    d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names), "graph.dot", "text/vnd.graphviz",
+                       on_click="ignore", key="dl_dot", icon=":material/download:")
+
+with tab_data:
+    import numpy as np
+
+    head = res.dataset.data[:20]
+    st.caption(f"First 20 of {res.dataset.n:,} rows" + (" (state labels)" if res.dataset.is_discrete else ""))
+    table = {}
+    for j, v in enumerate(names):
+        st_labels = res.dataset.states[j]
+        col = head[:, j]
+        table[v] = [st_labels[int(c)] for c in col] if st_labels is not None else np.asarray(col, float)
+    st.dataframe(table, hide_index=True)
+    st.caption(f"Source: {res.dataset.source or 'uploaded by you'}. Licence: {res.dataset.licence or '—'}.")

@@ -1,0 +1,145 @@
+"""The command-line contract: output shapes, error paths (exit 2, no traceback), start-up cost."""
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+
+def run(*args, input=None, timeout=120):
+    return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, input=input)
+
+
+def test_datasets_lists_all_networks_and_real_data():
+    r = run("datasets")
+    assert r.returncode == 0, r.stderr
+    for name in ["asia", "alarm", "andes", "sachs", "sachs-cont", "adult", "synthetic"]:
+        assert any(line.split()[0] == name for line in r.stdout.splitlines()[1:]), name
+    js = json.loads(run("datasets", "--json").stdout)
+    assert {d["name"] for d in js} >= {"asia", "child", "win95pts"}
+
+
+def test_import_is_light_and_datasets_starts_fast():
+    code = "import sys, cgdcore, cgdcore.pc, cgdcore.graph, cgdcore.metrics, cgdcore.discover, cgdcore.data; " \
+           "print(any(m.split('.')[0] in ('streamlit', 'plotly', 'pyvis') for m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.stdout.strip() == "False", r.stderr
+    best = min(_timed(lambda: run("datasets")) for _ in range(3))
+    assert best < 1.5, f"python -m cgdcore datasets took {best:.2f} s"
+
+
+def _timed(f):
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def test_discover_json_contract():
+    r = run("discover", "--dataset", "asia", "--n", "20000", "--seed", "1", "--algo", "pc", "--ci-test", "g2",
+            "--alpha", "0.01", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    for key in ["dataset", "n", "variables", "algorithm", "params", "edges", "truth", "metrics", "privacy",
+                "n_ci_tests", "seconds"]:
+        assert key in out
+    assert out["dataset"] == "asia" and out["n"] == 20000 and out["algorithm"] == "pc"
+    assert out["privacy"] is None
+    assert set(out["metrics"]) >= {"skeleton_precision", "skeleton_recall", "skeleton_f1", "arc_f1", "shd"}
+    assert len(out["truth"]["edges"]) == 8
+    assert all(set(e) == {"source", "target", "directed"} for e in out["edges"])
+    assert out["n_ci_tests"] == sum(out["tests_per_order"])
+    assert out["metrics"]["skeleton_f1"] > 0.7
+
+
+@pytest.mark.parametrize("test", ["kendall", "chi2", "g2", "fisherz"])
+def test_discover_every_ci_test(test):
+    r = run("discover", "--dataset", "cancer", "--n", "5000", "--ci-test", test, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["params"]["ci_test"] == test
+
+
+def test_sample_then_discover_from_csv(tmp_path):
+    out = tmp_path / "asia.csv"
+    r = run("sample", "--dataset", "asia", "--n", "3000", "--seed", "0", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    lines = out.read_text().splitlines()
+    assert lines[0].split(",") == ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
+    assert len(lines) == 3001
+    r = run("discover", "--data", str(out), "--algo", "pc", "--json")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    assert js["n"] == 3000 and js["truth"] is None and js["metrics"] is None
+
+
+def test_continuous_needs_bins_for_discrete_tests():
+    r = run("discover", "--dataset", "sachs-cont", "--ci-test", "g2")
+    assert r.returncode == 2 and "--bins" in r.stderr and "Traceback" not in r.stderr
+    r = run("discover", "--dataset", "sachs-cont", "--ci-test", "g2", "--bins", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    r = run("discover", "--dataset", "sachs-cont", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["params"]["ci_test"] == "fisherz"
+
+
+BAD = [
+    (["discover", "--dataset", "nosuch", "--n", "100"], "nosuch"),
+    (["discover", "--dataset", "asia", "--n", "0"], "--n"),
+    (["discover", "--dataset", "asia", "--n", "ten"], "--n"),
+    (["discover", "--dataset", "asia", "--alpha", "1.5"], "alpha"),
+    (["discover", "--dataset", "asia", "--alpha", "0"], "alpha"),
+    (["discover", "--dataset", "asia", "--alpha", "nan"], "alpha"),
+    (["discover", "--dataset", "asia", "--algo", "magic"], "magic"),
+    (["discover", "--dataset", "asia", "--epsilon", "1"], "not private"),
+    (["discover", "--dataset", "asia", "--max-order", "-1"], "max-order"),
+    (["discover", "--dataset", "asia", "--ci-test", "foo"], "ci-test"),
+    (["discover", "--data", "/nonexistent/file.csv"], "file.csv"),
+    (["discover"], "--dataset"),
+    (["sample", "--dataset", "asia", "--n", "10", "--out", "/nonexistent/dir/x.csv"], "x.csv"),
+    (["frobnicate"], "frobnicate"),
+    (["discover", "--dataset", "synthetic:d=1", "--n", "100"], "d"),
+    (["discover", "--dataset", "asia:foo=1"], "foo"),
+]
+
+
+@pytest.mark.parametrize("args,needle", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_arguments_exit_2_with_message(args, needle):
+    r = run(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr and "Traceback" not in r.stdout
+
+
+BAD_FILES = {
+    "empty.csv": b"",
+    "header_only.csv": b"a,b,c\n",
+    "one_column.csv": b"a\n1\n2\n3\n",
+    "latin1.csv": "a,b\ncaf\xe9,1\nb,2\n".encode("latin-1"),
+    "duplicate.csv": b"a,a,b\n1,2,3\n4,5,6\n",
+    "all_missing.csv": b"a,b,c\n1,,x\n2,,y\n3,,x\n",
+    "ragged.csv": b"a,b,c\n1,2,3\n4,5\n6,7,8,9\n",
+    "binary.csv": bytes(range(256)) * 4,
+}
+
+
+@pytest.mark.parametrize("fname", list(BAD_FILES))
+def test_bad_files_exit_2(tmp_path, fname):
+    p = tmp_path / fname
+    p.write_bytes(BAD_FILES[fname])
+    r = run("discover", "--data", str(p))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("error:") and "Traceback" not in r.stderr
+    assert len(r.stderr.strip()) > 20
+
+
+def test_too_many_categories_names_the_column(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = ["id,colour,flag"] + [f"u{rng.integers(10_000)},c{rng.integers(3)},{rng.integers(2)}" for _ in range(3000)]
+    p = tmp_path / "many.csv"
+    p.write_text("\n".join(rows))
+    r = run("discover", "--data", str(p), "--ci-test", "g2")
+    assert r.returncode == 2 and "id" in r.stderr and "64" in r.stderr, r.stderr

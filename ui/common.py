@@ -1,0 +1,66 @@
+"""Streamlit glue shared by the pages: cached loaders and runners, error display.
+
+Only deterministic things are cached: loaded/sampled data and non-private discovery results
+(their cache keys hold every parameter, including the seed). Caches are bounded.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from contextlib import contextmanager
+
+import streamlit as st
+
+from cgdcore import UserError
+
+
+@st.cache_resource(max_entries=24, ttl=3600, show_spinner=False)
+def load_dataset(spec: str, n: int | None, seed: int):
+    from cgdcore.data import load_dataset as _load
+
+    ds = _load(spec, n=n, seed=seed)
+    ds.data.setflags(write=False)
+    return ds
+
+
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False, scope="session")
+def load_upload(digest: str, name: str, _payload: bytes, missing: str):
+    """Parse an uploaded CSV once per session and content (the digest is the cache key)."""
+    from cgdcore.data.tabular import load_csv
+
+    ds = load_csv(io.BytesIO(_payload), name=name, missing=missing)
+    ds.data.setflags(write=False)
+    return ds
+
+
+def digest(payload: bytes) -> str:
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
+@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
+def run_discovery(key: tuple, _dataset, **params):
+    """Non-private discovery is deterministic given data and parameters: cache it by ``key``."""
+    from cgdcore.discover import discover
+
+    return discover(_dataset, **params)
+
+
+@contextmanager
+def user_errors():
+    """Show a UserError as a clear message instead of a traceback; keep the app running."""
+    try:
+        yield
+    except UserError as e:
+        st.error(f"{e}", icon=":material/error:")
+        st.stop()
+    except MemoryError:
+        st.error("Out of memory: use fewer rows or a smaller maximum order.", icon=":material/error:")
+        st.stop()
+
+
+def explain(title: str, body: str, latex: list[str] | tuple[str, ...] = ()):
+    """A 'what am I looking at' expander with optional formulas."""
+    with st.expander(title, icon=":material/help:"):
+        st.markdown(body)
+        for f in latex:
+            st.latex(f)
