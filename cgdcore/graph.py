@@ -88,6 +88,17 @@ def is_dag(A: np.ndarray) -> bool:
 
 
 # ------------------------------------------------------------------ d-separation
+def _ancestors_or_self(dag: np.ndarray) -> list[list[int]]:
+    """For each node, the list of its ancestors including itself."""
+    d = dag.shape[0]
+    anc: list[set[int]] = [set() for _ in range(d)]
+    for v in topological_order(dag):
+        anc[v].add(v)
+        for p in np.flatnonzero(dag[:, v]):
+            anc[v] |= anc[int(p)]
+    return [sorted(a) for a in anc]
+
+
 class DSeparation:
     """d-separation queries on a DAG by the reachable-nodes ("Bayes-ball") search.
 
@@ -103,52 +114,62 @@ class DSeparation:
         d = dag.shape[0]
         self._parents = [np.flatnonzero(dag[:, v]).tolist() for v in range(d)]
         self._children = [np.flatnonzero(dag[v]).tolist() for v in range(d)]
-        self._cache: dict[tuple[int, tuple[int, ...]], frozenset[int]] = {}
-        self._cache_size = 200_000
+        self._ancestors = _ancestors_or_self(dag)
+        self._cache: dict[tuple[int, tuple[int, ...]], bytearray] = {}
+        self._cache_size = 100_000
 
     def is_separated(self, x: int, y: int, S: Sequence[int]) -> bool:
         """True iff x and y are d-separated given S in the DAG."""
         if x in S or y in S:
             raise ValueError("x and y must not be in the conditioning set")
-        return y not in self.reachable(x, tuple(sorted(S)))
+        return not self.reachable(x, tuple(sorted(S)))[y]
 
-    def reachable(self, x: int, S: tuple[int, ...]) -> frozenset[int]:
-        """Nodes d-connected to x given S (one search answers every y; cached per (x, S))."""
+    def reachable(self, x: int, S: tuple[int, ...]) -> bytearray:
+        """Indicator (length d) of the nodes d-connected to x given S; cached per (x, S).
+
+        One search answers the query for every y at once, which is what the PC loop needs:
+        x is fixed while y runs over x's neighbours.
+        """
         key = (x, S)
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        Z = set(S)
-        # ancestors of Z (including Z): a collider is active iff it is in this set
-        anc = set(Z)
-        stack = list(Z)
-        while stack:
-            v = stack.pop()
-            for p in self._parents[v]:
-                if p not in anc:
-                    anc.add(p)
-                    stack.append(p)
-        # states: (node, arrived from a child = "up") or (node, arrived from a parent = "down")
-        visited: set[tuple[int, bool]] = set()
-        reached: set[int] = set()
-        stack2: list[tuple[int, bool]] = [(x, True)]
-        while stack2:
-            v, up = stack2.pop()
-            if (v, up) in visited:
-                continue
-            visited.add((v, up))
-            if v not in Z:
-                reached.add(v)
-            if up and v not in Z:
-                stack2.extend((p, True) for p in self._parents[v])
-                stack2.extend((c, False) for c in self._children[v])
-            elif not up:
-                if v not in Z:
-                    stack2.extend((c, False) for c in self._children[v])
-                if v in anc:
-                    stack2.extend((p, True) for p in self._parents[v])
-        reached.discard(x)
-        out = frozenset(reached)
+        d = len(self._parents)
+        par, ch, anc_of = self._parents, self._children, self._ancestors
+        Z = bytearray(d)
+        for s in S:
+            Z[s] = 1
+        active = bytearray(d)  # colliders that are open: ancestors of S (incl. S)
+        for s in S:
+            for a in anc_of[s]:
+                active[a] = 1
+        up = bytearray(d)  # visited arriving from a child
+        down = bytearray(d)  # visited arriving from a parent
+        stack_up = [x]
+        stack_down: list[int] = []
+        while stack_up or stack_down:
+            while stack_up:
+                v = stack_up.pop()
+                if up[v]:
+                    continue
+                up[v] = 1
+                if Z[v]:
+                    continue
+                stack_up.extend(p for p in par[v] if not up[p])
+                stack_down.extend(c for c in ch[v] if not down[c])
+            while stack_down:
+                v = stack_down.pop()
+                if down[v]:
+                    continue
+                down[v] = 1
+                if not Z[v]:
+                    stack_down.extend(c for c in ch[v] if not down[c])
+                if active[v]:
+                    stack_up.extend(p for p in par[v] if not up[p])
+        out = bytearray(a | b for a, b in zip(up, down))
+        for s in S:
+            out[s] = 0
+        out[x] = 0
         if len(self._cache) >= self._cache_size:
             self._cache.clear()
         self._cache[key] = out

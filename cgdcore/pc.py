@@ -77,12 +77,14 @@ class PValuePolicy:
 class OraclePolicy:
     """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0)."""
 
+    _INDEPENDENT = Decision(True, 1.0, 1.0)
+    _DEPENDENT = Decision(False, 0.0, 0.0)
+
     def __init__(self, dag: np.ndarray):
         self.dsep = DSeparation(dag)
 
     def decide(self, x, y, S, order):
-        ind = self.dsep.is_separated(x, y, S)
-        return Decision(ind, float(ind), float(ind))
+        return self._DEPENDENT if self.dsep.reachable(x, S)[y] else self._INDEPENDENT
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,9 +111,7 @@ class Result:
     orientation_conflicts: int = 0
     extras: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def n_ci_tests(self) -> int:
-        return len(self.trace)
+    n_ci_tests: int = 0
 
 
 def _check_params(d, variant, orientation, max_order):
@@ -135,6 +135,7 @@ def skeleton_search(
     variant: str = "stable",
     max_order: int | None = None,
     skip_repeated: bool = True,
+    record_trace: bool = True,
     progress=None,
 ):
     """Phase 1 of PC: remove edges between conditionally independent pairs.
@@ -142,54 +143,59 @@ def skeleton_search(
     Returns (adjacency, sepsets, trace, tests_per_order, stopped_early, stop_reason).
     ``variant="stable"`` freezes adjacency sets at the start of each level (Colombo &
     Maathuis 2014, Alg. 4.1); ``"original"`` reads the current graph (order-dependent).
-    ``skip_repeated`` avoids asking the same (x, y, S) twice within a level — the second
-    answer adds nothing for a deterministic test and costs budget for a private one.
-    ``progress(order, n_edges)`` is called at the start of each level.
+    ``skip_repeated``: when the pair {x, y} is tested again from y's side, sets that were
+    already asked from x's side are skipped — the answer adds nothing for a deterministic
+    test and costs budget for a private one. ``record_trace=False`` keeps only the counts
+    (for very large oracle runs). ``progress(order, n_edges)`` is called at each level.
     """
-    adj = ~np.eye(d, dtype=bool)
+    nbrs = [set(range(d)) - {v} for v in range(d)]  # current adjacency
     sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
     trace: list[TestRecord] = []
     per_order: list[int] = []
     begin = getattr(policy, "begin_order", None)
+    budgeted = hasattr(policy, "exhausted")
+    decide = policy.decide
     order = 0
     stopped, reason = False, None
     while max_order is None or order <= max_order:
-        # is there any pair with enough neighbours to test at this order?
-        deg = adj.sum(axis=1)
-        if not np.any(adj & (deg[:, None] - 1 >= order)):
+        if not any(len(nbrs[x]) - 1 >= order for x in range(d) if nbrs[x]):
             break
-        n_edges = int(np.triu(adj).sum())
+        n_edges = sum(len(a) for a in nbrs) // 2
         if progress is not None:
             progress(order, n_edges)
         if begin is not None:
             begin(order, n_edges)
-        frozen = adj.copy() if variant == "stable" else adj
-        asked: set[tuple[int, int, tuple[int, ...]]] = set()
+        frozen = [sorted(a) for a in nbrs] if variant == "stable" else None
+        asked_from: dict[tuple[int, int], frozenset[int]] = {}
         count = 0
         for x in range(d):
-            for y in range(d):
-                if x == y or not adj[x, y]:
+            for y in (frozen[x] if frozen is not None else sorted(nbrs[x])):
+                if y not in nbrs[x]:
                     continue
-                nbrs = [int(k) for k in np.flatnonzero(frozen[x]) if k != y]
-                if len(nbrs) < order:
+                cand = [k for k in (frozen[x] if frozen is not None else sorted(nbrs[x])) if k != y]
+                if len(cand) < order:
                     continue
-                for S in itertools.combinations(nbrs, order):
-                    key = (min(x, y), max(x, y), S)
-                    if skip_repeated:
-                        if key in asked:
-                            continue
-                        asked.add(key)
-                    if getattr(policy, "exhausted", False):
+                seen = asked_from.pop((y, x), None) if skip_repeated else None
+                for S in itertools.combinations(cand, order):
+                    if seen is not None and seen.issuperset(S):
+                        continue
+                    if budgeted and policy.exhausted:
                         stopped = True
                         reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
                         break
-                    dec = policy.decide(x, y, S, order)
+                    dec = decide(x, y, S, order)
                     count += 1
-                    trace.append(TestRecord(x, y, S, order, dec.statistic, dec.p_value, dec.independent, "skeleton"))
+                    if record_trace:
+                        trace.append(TestRecord(x, y, S, order, dec.statistic, dec.p_value, dec.independent,
+                                                "skeleton"))
                     if dec.independent:
-                        adj[x, y] = adj[y, x] = False
+                        nbrs[x].discard(y)
+                        nbrs[y].discard(x)
                         sepsets[(min(x, y), max(x, y))] = S
                         break
+                else:
+                    if skip_repeated and x < y:
+                        asked_from[(x, y)] = frozenset(cand)
                 if stopped:
                     break
             if stopped:
@@ -198,6 +204,9 @@ def skeleton_search(
         if stopped:
             break
         order += 1
+    adj = np.zeros((d, d), dtype=bool)
+    for x in range(d):
+        adj[x, list(nbrs[x])] = True
     return adj, sepsets, trace, per_order, stopped, reason
 
 
@@ -283,6 +292,7 @@ def pc(
     orientation: str = "standard",
     max_order: int | None = None,
     skip_repeated: bool = True,
+    record_trace: bool = True,
     progress=None,
     params: Mapping[str, Any] | None = None,
 ) -> Result:
@@ -292,8 +302,10 @@ def pc(
     _check_params(d, variant, orientation, max_order)
     t0 = time.perf_counter()
     adj, sepsets, trace, per_order, stopped, reason = skeleton_search(
-        d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated, progress=progress
+        d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated,
+        record_trace=record_trace, progress=progress,
     )
+    n_orient_before = len(trace)
     cpdag, ambiguous, conflicts = orient(adj, sepsets, rule=orientation, policy=policy, trace=trace)
     seconds = time.perf_counter() - t0
     for arr in (cpdag, adj):
@@ -313,4 +325,5 @@ def pc(
         stop_reason=reason,
         ambiguous_triples=ambiguous,
         orientation_conflicts=conflicts,
+        n_ci_tests=sum(per_order) + len(trace) - n_orient_before,
     )

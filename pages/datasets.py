@@ -2,7 +2,9 @@
 import streamlit as st
 
 from cgdcore.data import list_datasets
-from ui.common import explain, load_dataset, user_errors
+from ui.common import route_through_app, explain, load_dataset, user_errors
+
+route_through_app()
 
 st.title("Datasets")
 explain(
@@ -32,7 +34,8 @@ with user_errors():
     ds = load_dataset(pick, 200 if info.n_rows is None else None, 0)
 st.markdown(f"**{pick}** — {info.description}  \nSource: {info.source}. Licence: {info.licence}.")
 for note in ds.notes:
-    st.caption(f":material/info: {note}")
+    if "sampled" not in note:  # this page samples only to read the truth; the sampling note is noise here
+        st.caption(f":material/info: {note}")
 if ds.truth is None:
     st.info("No ground-truth graph is known for this dataset.", icon=":material/info:")
 else:

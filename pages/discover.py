@@ -9,7 +9,9 @@ from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import DISCRETE_TESTS
 from cgdcore.metrics import CONVENTIONS
-from ui.common import digest, explain, load_dataset, load_upload, run_discovery, user_errors
+from ui.common import route_through_app, digest, explain, load_dataset, load_upload, run_discovery, user_errors
+
+route_through_app()
 
 URL = {"bind": "query-params"}
 
@@ -43,8 +45,9 @@ with st.sidebar:
     upload = None
     if source == "Bundled dataset":
         name = st.selectbox("Dataset", NAMES, index=NAMES.index("asia") if "asia" in NAMES else 0, key="ds",
-                            format_func=lambda k: f"{k} — {INFOS[k].kind}, {INFOS[k].n_vars} vars", **URL)
+                            help="See the Datasets page for sources and true graphs.", **URL)
         info = INFOS[name]
+        st.caption(f"{info.kind}, {info.n_vars} variables — {info.description}")
         opts = {}
         for opt, default in info.options.items():
             choices = OPTION_CHOICES.get(opt)
@@ -71,8 +74,8 @@ with st.sidebar:
         seed = 0
 
     st.header("Test")
-    ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test",
-                           format_func=lambda t: CI_TEST_DESCRIPTIONS.get(t, t).split(":")[0], **URL)
+    ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test", **URL)
+    st.caption(CI_TEST_DESCRIPTIONS.get(ci_test, ""))
     alpha = st.select_slider("Significance level α", options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=0.05,
                              key="alpha", **URL)
     max_order_label = st.selectbox("Maximum order |S|", ["no limit"] + [str(k) for k in range(0, 11)], key="maxord",
@@ -85,8 +88,8 @@ with st.sidebar:
         orientation = st.radio("Collider rule", ["standard", "conservative", "majority"], key="orient",
                                help="standard: sepset rule; conservative (Ramsey et al. 2006) and majority "
                                     "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
-        sided = st.radio("Kendall p-value", ["two", "one"], key="sided", horizontal=True,
-                         format_func=lambda s: "two-sided" if s == "two" else "one-sided (Priv-PC code)", **URL)
+        sided = st.radio("Kendall p-value (sides)", ["two", "one"], key="sided", horizontal=True,
+                         help="two-sided, or one-sided as in the Priv-PC reference code (halves every p).", **URL)
         bins = int(st.number_input("Quantile bins for numeric columns", min_value=2, max_value=10, value=3,
                                    key="bins", help="Used only when a discrete test meets numeric data.", **URL))
     auto = st.toggle("Run automatically when settings change", value=True, key="auto", **URL)

@@ -24,8 +24,11 @@ def test_discover_asia_in_browser(streamlit_server, browser):
     page.get_by_role("button", name="Run discovery").click()
     wait_idle(page)
     expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("Skeleton F1").first).to_be_visible()
-    expect(page.get_by_text("SHD").first).to_be_visible()
+    metrics = page.locator("[data-testid='stMetric']")
+    for label in ("Skeleton F1", "Arc F1", "SHD", "CI tests"):
+        expect(metrics.filter(has_text=label).first).to_be_visible()
+    f1 = metrics.filter(has_text="Skeleton F1").first.locator("[data-testid='stMetricValue']").inner_text()
+    assert 0.5 <= float(f1) <= 1.0
     graph = page.locator("[data-testid='stPlotlyChart']").first
     expect(graph.locator(".main-svg").first).to_be_attached(timeout=30_000)
     # edge legend and node labels are drawn
@@ -40,4 +43,34 @@ def test_discover_asia_in_browser(streamlit_server, browser):
     n_nodes = frame.locator("#mynetwork").evaluate("el => network.body.data.nodes.length")
     assert n_nodes == 8
     assert not external, f"requests left the machine: {external[:5]}"
+    ctx.close()
+
+
+def test_upload_bad_then_good_csv(streamlit_server, browser, tmp_path):
+    """A bad upload gets a clear message (no traceback); a good one is analysed; the app keeps working."""
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/discover?src=Upload+a+CSV", wait_until="domcontentloaded")
+    wait_idle(page)
+    expect(page.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=30_000)
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes("a,b\ncaf\xe9,1\nthé,2\n".encode("latin-1"))
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(bad))
+    wait_idle(page)
+    err = page.locator("[data-testid='stAlertContentError']")
+    expect(err.first).to_be_visible(timeout=30_000)
+    assert "UTF-8" in err.first.inner_text()
+    assert page.locator("[data-testid='stException']").count() == 0
+    good = tmp_path / "survey.csv"
+    rows = ["age,sex,edu"] + [f"{['young', 'adult', 'old'][i % 3]},{['M', 'F'][(i // 3) % 2]},"
+                              f"{['high', 'uni'][(i * 7 // 5) % 2]}" for i in range(600)]
+    good.write_text("\n".join(rows) + "\n")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(good))
+    wait_idle(page)
+    expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("no known ground truth")).to_be_visible()
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "discover_upload.png"))
     ctx.close()

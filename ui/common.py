@@ -64,3 +64,19 @@ def explain(title: str, body: str, latex: list[str] | tuple[str, ...] = ()):
         st.markdown(body)
         for f in latex:
             st.latex(f)
+
+
+def route_through_app():
+    """Make sure a page runs inside app.py's navigation.
+
+    Streamlit treats a folder named ``pages/`` next to the entry point as a legacy multipage
+    app until ``st.navigation`` has run once in the server process. A deep link such as
+    ``/discover`` opened as the very first request would run the page file alone (no page
+    config, legacy sidebar). Switching the legacy mode off and rerunning executes app.py,
+    whose navigation then resolves the same URL to this page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
