@@ -5,8 +5,7 @@ st.set_page_config(page_title="Private causal discovery", page_icon="🕸️", l
                    menu_items={"About": "Teach, explore and demonstrate privacy-preserving causal discovery."})
 
 pages = [
-    st.Page("pages/discover.py", title="Discover", icon=":material/hub:", default=True,
-            url_path="discover"),
+    st.Page("pages/discover.py", title="Discover", icon=":material/hub:", default=True),
     st.Page("pages/datasets.py", title="Datasets", icon=":material/dataset:", url_path="datasets"),
 ]
 st.navigation(pages).run()

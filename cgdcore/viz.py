@@ -188,15 +188,15 @@ def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts):
             axis = "" if col == 1 else str(col)
             fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref=f"x{axis}", yref=f"y{axis}", axref=f"x{axis}",
                                ayref=f"y{axis}", showarrow=True, arrowhead=3, arrowsize=1.3, arrowwidth=1.6,
-                               arrowcolor=colour, standoff=13, startstandoff=10, text="")
+                               arrowcolor=colour, standoff=8, startstandoff=6, text="")
 
 
 def _node_trace(xy, names, hover=None):
     import plotly.graph_objects as go
 
-    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=list(names), textposition="middle center",
-                      marker=dict(size=26, color="#F2F2F2", line=dict(color="#333333", width=1.5)),
-                      textfont=dict(size=11, color="#111111"), hovertext=hover or list(names), hoverinfo="text",
+    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=list(names), textposition="top center",
+                      marker=dict(size=13, color="#FFFFFF", line=dict(color="#333333", width=1.8)),
+                      textfont=dict(size=12, color="#111111"), hovertext=hover or list(names), hoverinfo="text",
                       showlegend=False)
 
 

@@ -72,12 +72,3 @@ def test_query_params_seed_the_widgets():
     assert not at.exception
     assert at.sidebar.selectbox(key="ds").value == "earthquake"
     assert at.session_state["discovery"].params["alpha"] == 0.01
-
-
-def test_manual_mode_waits_for_the_button():
-    at = app()
-    at.query_params["auto"] = "false"
-    at.run()
-    assert "discovery" not in at.session_state
-    at.sidebar.button(key="run").click().run()
-    assert "discovery" in at.session_state and not at.exception

@@ -19,7 +19,7 @@ def test_discover_asia_in_browser(streamlit_server, browser):
     external = []
     page.on("request", lambda r: external.append(r.url) if not r.url.startswith(
         (streamlit_server, "data:", "blob:", "about:")) else None)
-    page.goto(streamlit_server + "/discover?ds=asia&n=20000&seed=0", wait_until="domcontentloaded")
+    page.goto(streamlit_server + "/?ds=asia&n=20000&seed=0", wait_until="domcontentloaded")
     wait_idle(page)
     page.get_by_role("button", name="Run discovery").click()
     wait_idle(page)
@@ -52,7 +52,7 @@ def test_upload_bad_then_good_csv(streamlit_server, browser, tmp_path):
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
     page = ctx.new_page()
-    page.goto(streamlit_server + "/discover?src=Upload+a+CSV", wait_until="domcontentloaded")
+    page.goto(streamlit_server + "/?src=Upload+a+CSV", wait_until="domcontentloaded")
     wait_idle(page)
     expect(page.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=30_000)
     bad = tmp_path / "latin1.csv"
@@ -74,3 +74,17 @@ def test_upload_bad_then_good_csv(streamlit_server, browser, tmp_path):
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTIFACTS / "discover_upload.png"))
     ctx.close()
+
+
+def test_manual_mode_runs_only_on_click(streamlit_server, browser):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(streamlit_server + "/?auto=false&ds=cancer", wait_until="domcontentloaded")
+    wait_idle(page)
+    expect(page.get_by_text("to learn the graph")).to_be_visible(timeout=30_000)
+    assert page.get_by_text("Discovery complete").count() == 0
+    page.get_by_role("button", name="Run discovery").click()
+    expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+    assert page.get_by_text("Page not found").count() == 0
+    page.close()
