@@ -27,28 +27,24 @@ def _fail(msg: str) -> int:
     return EXIT_USAGE
 
 
-def _positive_int(name):
+def _int_at_least(name, lowest):
     def conv(s):
         try:
             v = int(s)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be a whole number (got {s!r})") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be at least 1 (got {v})")
+        if v < lowest:
+            raise argparse.ArgumentTypeError(f"{name} must be at least {lowest} (got {v})")
         return v
     return conv
+
+
+def _positive_int(name):
+    return _int_at_least(name, 1)
 
 
 def _nonneg_int(name):
-    def conv(s):
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a whole number (got {s!r})") from None
-        if v < 0:
-            raise argparse.ArgumentTypeError(f"{name} must be 0 or more (got {v})")
-        return v
-    return conv
+    return _int_at_least(name, 0)
 
 
 def _prob(name):

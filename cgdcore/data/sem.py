@@ -94,20 +94,12 @@ def random_weights(b: np.ndarray, rng=None,
 
 def topological_order(adj: np.ndarray) -> np.ndarray:
     """Topological order of the DAG with adjacency ``adj != 0`` (raises UserError if cyclic)."""
-    a = np.asarray(adj) != 0
-    d = a.shape[0]
-    indeg = a.sum(axis=0)
-    order, frontier = [], list(np.flatnonzero(indeg == 0))
-    while frontier:
-        i = frontier.pop(0)
-        order.append(i)
-        for j in np.flatnonzero(a[i]):
-            indeg[j] -= 1
-            if indeg[j] == 0:
-                frontier.append(j)
-    if len(order) != d:
-        raise UserError("the weight matrix has a directed cycle; a linear SEM needs a DAG")
-    return np.array(order, dtype=np.intp)
+    from ..graph import topological_order as _order
+
+    try:
+        return np.array(_order(np.asarray(adj) != 0), dtype=np.intp)
+    except ValueError:
+        raise UserError("the weight matrix has a directed cycle; a linear SEM needs a DAG") from None
 
 
 def simulate_linear_sem(w: np.ndarray, n: int, noise: str = "gauss", rng=None,
