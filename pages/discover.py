@@ -145,15 +145,17 @@ from cgdcore import viz  # noqa: E402  (plotly is imported only once there is so
 names = list(res.variables)
 truth = res.dataset.truth
 m = res.metrics
-cols = st.columns(7)
+cols = st.columns(7 if m else 3)
 if m:
     cols[0].metric("Skeleton F1", f"{m['skeleton_f1']:.3f}", help=CONVENTIONS["skeleton"])
     cols[1].metric("Precision", f"{m['skeleton_precision']:.3f}", help=CONVENTIONS["skeleton"])
     cols[2].metric("Recall", f"{m['skeleton_recall']:.3f}", help=CONVENTIONS["skeleton"])
     cols[3].metric("Arc F1", f"{m['arc_f1']:.3f}", help=CONVENTIONS["arc_f1"])
     cols[4].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
-cols[5].metric("CI tests", f"{res.result.n_ci_tests:,}")
-cols[6].metric("Run time", f"{res.seconds:.2f} s")
+else:
+    cols[0].metric("Learned edges", f"{len(res.edges())}")
+cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
+cols[-1].metric("Run time", f"{res.seconds:.2f} s")
 if truth is None:
     st.info("This dataset has no known ground truth, so the learned graph is shown alone and no accuracy is "
             "reported.", icon=":material/info:")
