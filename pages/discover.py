@@ -3,7 +3,6 @@ import json
 
 import streamlit as st
 
-from cgdcore import UserError
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
