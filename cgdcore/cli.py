@@ -59,6 +59,18 @@ def _prob(name):
     return conv
 
 
+def _finite(name):
+    def conv(s):
+        try:
+            v = float(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got {s!r})") from None
+        if math.isnan(v):
+            raise argparse.ArgumentTypeError(f"{name} must be a number (got NaN)")
+        return v
+    return conv
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m cgdcore", description="Privacy-preserving causal discovery from the command line.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -82,17 +94,36 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--seed", type=_nonneg_int("--seed"), default=0)
     q.add_argument("--algo", default="pc")
     q.add_argument("--ci-test", choices=["kendall", "chi2", "g2", "fisherz"], default=None)
-    q.add_argument("--alpha", type=_prob("--alpha"), default=0.05)
+    q.add_argument("--alpha", type=_prob("--alpha"), default=None,
+                   help="significance level / threshold T on the p-value scale (default 0.05; 0.10 for "
+                        "svt-pc, priv-pc and em-pc as in the Priv-PC code)")
     q.add_argument("--variant", choices=["stable", "original"], default="stable", help="skeleton search")
     q.add_argument("--orientation", choices=["standard", "conservative", "majority"], default="standard")
     q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None)
-    q.add_argument("--kendall-sided", choices=["two", "one"], default="two",
-                   help="two-sided p (default) or the one-sided p of the Priv-PC reference code")
+    q.add_argument("--kendall-sided", choices=["two", "one"], default=None,
+                   help="two-sided p (default for pc) or the one-sided p of the Priv-PC reference code "
+                        "(default for the private algorithms, whose thresholds are set on that scale)")
     q.add_argument("--bins", type=_positive_int("--bins"), default=None,
                    help="quantile bins for numeric columns when a discrete CI test is used")
-    q.add_argument("--epsilon", type=float, default=None, help="total privacy budget (private algorithms)")
-    q.add_argument("--round-epsilon", type=float, default=None, help="per-round budget (sparse-vector family)")
-    q.add_argument("--delta", type=float, default=None)
+    q.add_argument("--epsilon", type=_finite("--epsilon"), default=None,
+                   help="total privacy budget: a hard cap the ledger enforces (private algorithms)")
+    q.add_argument("--round-epsilon", type=_finite("--round-epsilon"), default=None,
+                   help="per-round ε of svt-pc, priv-pc and em-pc")
+    q.add_argument("--delta", type=_finite("--delta"), default=None,
+                   help="the run's δ (advanced composition slack); default 1e-3 for the Priv-PC family, "
+                        "1e-6 for laplace-pc, 1e-10 for curate")
+    q.add_argument("--noise-seed", type=_nonneg_int("--noise-seed"), default=None,
+                   help="seed of the privacy noise (default: --seed)")
+    q.add_argument("--c1", type=_finite("--c1"), default=None,
+                   help="Kendall sensitivity constant c1 in Δz = c1/√n (6 = reference code, 4.5 = paper asymptotic)")
+    q.add_argument("--tweak", type=_finite("--tweak"), default=None, help="Priv-PC threshold tweak t (0.02)")
+    q.add_argument("--subsample-ratio", type=_finite("--subsample-ratio"), default=None,
+                   help="Priv-PC n/m in [1, 20] (default: the optimum)")
+    q.add_argument("--curate-sensitivity", choices=["conservative", "paper"], default=None,
+                   help="CURATE's Δ: Priv-PC's conservative one (default) or the paper's 0.3627/√n")
+    q.add_argument("--leakage", choices=["sound", "paper"], default=None,
+                   help="CURATE's per-order leakage in its optimiser: min(basic, advanced) or the paper's tε² form")
+    q.add_argument("--beta", type=_finite("--beta"), default=None, help="CURATE margins β1 = β2 (0.2)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
     return p
 
@@ -159,10 +190,16 @@ def cmd_discover(args) -> int:
                         "Drop them or choose a private --algo.")
     if args.data and args.n is not None:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
+    options = {k: v for k, v in (("c1", args.c1), ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
+                                  ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
+                                  ("beta1", args.beta), ("beta2", args.beta)) if v is not None}
+    if options and args.algo == "pc":
+        raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")
     ds = _load(args)
     res = discover(ds, algo=args.algo, ci_test=args.ci_test, alpha=args.alpha, variant=args.variant,
                    orientation=args.orientation, max_order=args.max_order, kendall_sided=args.kendall_sided,
-                   bins=args.bins)
+                   bins=args.bins, epsilon=args.epsilon, round_epsilon=args.round_epsilon, delta=args.delta,
+                   seed=args.seed if args.noise_seed is None else args.noise_seed, options=options)
     out = res.to_json()
     if args.json:
         print(json.dumps(out, indent=2))
@@ -175,6 +212,16 @@ def cmd_discover(args) -> int:
         m = out["metrics"]
         print(f"skeleton P/R/F1 {m['skeleton_precision']:.3f}/{m['skeleton_recall']:.3f}/{m['skeleton_f1']:.3f}  "
               f"arc F1 {m['arc_f1']:.3f}  SHD {m['shd']}  (truth: {out['truth']['name']})")
+    if out["privacy"]:
+        pv = out["privacy"]
+        cap = "uncapped" if pv["budget"] is None else f"budget ε={pv['budget']:g}"
+        print(f"privacy: ε={pv['epsilon']:.4g}, δ={pv['delta']:.3g} ({pv['rule']} composition of "
+              f"{pv['releases']} releases; {cap})")
+        for name, t in pv["accounting"].items():
+            tag = "" if t["valid"] else "  [comparison only]"
+            print(f"  {name:<55s} ε={t['epsilon']:<10.4g} δ={t['delta']:.3g}{tag}")
+    if out["stopped_early"]:
+        print(f"stopped early: {out['stop_reason']}")
     print(f"{out['n_ci_tests']} CI tests (per order: {out['tests_per_order']}) in {out['seconds']:.3f} s")
     for note in out["notes"]:
         print(f"note: {note}")

@@ -21,8 +21,29 @@ from .graph import edge_list
 #: Algorithms available in this build, with a one-line description.
 ALGORITHMS: dict[str, str] = {
     "pc": "PC (non-private): every CI decision is the plain test p ≥ α",
+    "laplace-pc": "Laplace-PC: every CI decision noised with Laplace; the total ε is split across PC orders",
+    "svt-pc": "SVT-PC: textbook sparse vector (AboveThreshold) over all CI tests; ε per deleted edge",
+    "priv-pc": "Priv-PC (Wang et al. 2020): sieve on a sub-sample, examine on the full data; ε per round",
+    "em-pc": "EM-PC (Xu et al. 2017): per node and order, the exponential mechanism picks how many and which "
+             "edges to delete",
+    "curate": "CURATE (Bhattacharjee & Tandon 2024): Laplace test with margins; per-order budgets optimised "
+              "by SLSQP after every order",
 }
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
+PRIVATE_ALGORITHMS = ("laplace-pc", "svt-pc", "priv-pc", "em-pc", "curate")
+#: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
+ROUND_ALGORITHMS = ("svt-pc", "priv-pc", "em-pc")
+#: Algorithms that need a total budget to plan how to spend it.
+TOTAL_ALGORITHMS = ("laplace-pc", "curate")
+#: Paper defaults: threshold T on the p-value scale and the run's δ.
+ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "pc": {"alpha": 0.05},
+    "laplace-pc": {"alpha": 0.05, "delta": 1e-6},
+    "svt-pc": {"alpha": 0.10, "delta": 1e-3},      # Priv-PC reference eval.py: ALPHA = 0.10, δ = 1e-3
+    "priv-pc": {"alpha": 0.10, "delta": 1e-3},
+    "em-pc": {"alpha": 0.10, "delta": 1e-3},
+    "curate": {"alpha": 0.05, "delta": 1e-10},     # CURATE §IV: T = 0.05; reference δ_Total = 1e-10
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,13 +152,18 @@ def discover(
     *,
     algo: str = "pc",
     ci_test: str | None = None,
-    alpha: float = 0.05,
+    alpha: float | None = None,
     variant: str = "stable",
     orientation: str = "standard",
     max_order: int | None = None,
-    kendall_sided: str = "two",
+    kendall_sided: str | None = None,
     bins: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    epsilon: float | None = None,
+    round_epsilon: float | None = None,
+    delta: float | None = None,
+    seed: int | None = 0,
+    options: Mapping[str, Any] | None = None,
 ) -> Discovery:
     """Learn a CPDAG from ``dataset`` with algorithm ``algo`` and score it against the truth.
 
@@ -147,6 +173,14 @@ def discover(
     ``max_order`` (largest conditioning set, None = unbounded), ``kendall_sided`` ("two", or
     "one" as in the Priv-PC reference code), ``bins`` (quantile bins for numeric columns
     when a discrete test is used).
+
+    Private algorithms (``PRIVATE_ALGORITHMS``): ``epsilon`` is the total budget (a hard cap
+    kept by the ledger), ``round_epsilon`` the per-round ε of the sparse-vector family,
+    ``delta`` the run's δ, ``seed`` the noise seed. ``alpha`` is the threshold T (paper
+    defaults in ``ALGO_DEFAULTS`` when None). ``options``: ``c1`` (Kendall sensitivity
+    constant, 6), ``tweak`` (Priv-PC t, 0.02), ``subsample_ratio`` (Priv-PC n/m, optimal when
+    None), ``curate_sensitivity`` ("conservative"/"paper"), ``leakage`` ("sound"/"paper"),
+    ``beta1``/``beta2`` (0.2), ``max_flip_steps`` (EM-PC).
     """
     from .citests import make_ci_test, suffstats_for
     from .metrics import evaluate
@@ -154,7 +188,23 @@ def discover(
 
     if algo not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
-    alpha = validate_alpha(alpha)
+    private = algo in PRIVATE_ALGORITHMS
+    defaults = ALGO_DEFAULTS[algo]
+    alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
+    if private:
+        ci_test = ci_test or ("g2" if algo == "em-pc" else "kendall")
+        if algo == "em-pc" and ci_test != "g2":
+            raise UserError("em-pc uses the G-test (its utility counts records that flip a G-test); "
+                            "choose --ci-test g2.")
+        if algo != "em-pc" and ci_test != "kendall":
+            raise UserError(f"{algo} needs the 'kendall' CI test: χ², G and Fisher-z have unbounded sensitivity, "
+                            "so no finite noise makes them private.")
+        kendall_sided = kendall_sided or "one"
+    else:
+        if epsilon is not None or round_epsilon is not None:
+            raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, svt-pc, "
+                            "priv-pc, em-pc and curate.")
+        kendall_sided = kendall_sided or "two"
     ci_test = ci_test or default_ci_test(dataset)
     if max_order is not None and max_order > dataset.d - 2:
         max_order = dataset.d - 2  # a conditioning set never has more than d - 2 members
@@ -165,16 +215,36 @@ def discover(
     stats = suffstats_for(data.data, data.arities)
     opts = {"sided": kendall_sided} if ci_test == "kendall" else {}
     test = make_ci_test(ci_test, stats, **opts)
-    policy = PValuePolicy(test, alpha)
     params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
               "max_order": max_order}
     if ci_test == "kendall":
         params["kendall_sided"] = kendall_sided
     if bins and not dataset.is_discrete and ci_test in DISCRETE_TESTS:
         params["bins"] = int(bins)
+    ledger = None
+    info: dict[str, Any] = {}
+    if private:
+        from .central.build import build_private_policy
+
+        policy, ledger, info, pnotes, max_order = build_private_policy(
+            algo, test, data, alpha=alpha, epsilon=epsilon, round_epsilon=round_epsilon,
+            delta=defaults["delta"] if delta is None else delta, seed=seed, max_order=max_order,
+            options=dict(options or {}))
+        notes.extend(pnotes)
+        params.update(info.pop("params", {}))
+        params["max_order"] = max_order
+    else:
+        policy = PValuePolicy(test, alpha)
     result = pc(policy, data.variables, variant=variant, orientation=orientation, max_order=max_order,
                 progress=progress, params=params)
     metrics = evaluate(result.cpdag, data.truth) if data.truth is not None else None
     seconds = time.perf_counter() - t0
+    privacy = None
+    extras: dict[str, Any] = {}
+    if ledger is not None:
+        privacy = ledger.summary()
+        privacy.update(info)
+        extras["ledger"] = ledger
+        extras["policy"] = policy
     return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
-                     seconds=seconds, notes=tuple(dataset.notes) + tuple(notes))
+                     seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy, extras=extras)

@@ -27,11 +27,22 @@ ORIENTATION_RULES = ("standard", "conservative", "majority")
 
 
 class Decision(NamedTuple):
-    """A policy's answer to one CI query."""
+    """A policy's answer to one CI query.
+
+    Private policies also say what they released: the noise drawn, the noisy value that was
+    compared, the threshold it was compared with, the ε spent on this query and the stage
+    ("laplace", "sieve", "examine", "svt", "curate" ...). ``p_value`` is the non-private
+    p-value on the full data, so a trace can show which decisions the noise flipped.
+    """
 
     independent: bool
     statistic: float
     p_value: float
+    noise: float = float("nan")
+    noisy: float = float("nan")
+    threshold: float = float("nan")
+    epsilon: float = 0.0
+    stage: str = ""
 
 
 class TestRecord(NamedTuple):
@@ -45,16 +56,31 @@ class TestRecord(NamedTuple):
     p_value: float
     independent: bool
     phase: str  # "skeleton" or "orientation"
+    noise: float = float("nan")
+    noisy: float = float("nan")
+    threshold: float = float("nan")
+    epsilon: float = 0.0
+    stage: str = ""
+
+    @classmethod
+    def of(cls, x: int, y: int, S: tuple[int, ...], order: int, dec: Decision, phase: str) -> "TestRecord":
+        return cls(x, y, S, order, dec.statistic, dec.p_value, dec.independent, phase,
+                   dec.noise, dec.noisy, dec.threshold, dec.epsilon, dec.stage)
 
 
 @runtime_checkable
 class CIPolicy(Protocol):
     """Decides conditional independence for the PC engine.
 
-    ``decide`` answers one query. The optional hooks ``begin_order(order, n_edges)``
-    (called before each skeleton level) and the attribute ``exhausted`` (True once the
-    policy can answer no more queries, e.g. its privacy budget is spent) let budgeted
-    policies steer the run; the engine then stops and keeps the remaining edges.
+    ``decide`` answers one query. The optional hooks ``begin_order(order, adjacency)``
+    (called before each skeleton level with the current adjacency sets, a post-processing
+    of earlier decisions) and the attribute ``exhausted`` (True once the policy can answer
+    no more queries, e.g. its privacy budget is spent) let budgeted policies steer the run;
+    the engine then stops and keeps the remaining edges.
+
+    A policy may instead decide a whole node at a time (EM-PC): ``decide_node(x, order,
+    candidates)`` gets ``[(y, [S, ...]), ...]`` for every neighbour y of x and returns
+    ``(deletions, records)`` with deletions ``[(y, S), ...]`` and the trace rows it made.
     """
 
     def decide(self, x: int, y: int, S: tuple[int, ...], order: int) -> Decision: ...
@@ -154,7 +180,8 @@ def skeleton_search(
     per_order: list[int] = []
     begin = getattr(policy, "begin_order", None)
     budgeted = hasattr(policy, "exhausted")
-    decide = policy.decide
+    decide = getattr(policy, "decide", None)
+    node_wise = getattr(policy, "decide_node", None)
     order = 0
     stopped, reason = False, None
     while max_order is None or order <= max_order:
@@ -164,7 +191,20 @@ def skeleton_search(
         if progress is not None:
             progress(order, n_edges)
         if begin is not None:
-            begin(order, n_edges)
+            begin(order, [frozenset(a) for a in nbrs])
+            if budgeted and policy.exhausted:
+                stopped = True
+                reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                per_order.append(0)
+                break
+        if node_wise is not None:
+            count, stopped, reason = _node_wise_level(d, policy, node_wise, nbrs, sepsets, trace, order,
+                                                      variant, record_trace, budgeted)
+            per_order.append(count)
+            if stopped:
+                break
+            order += 1
+            continue
         frozen = [sorted(a) for a in nbrs] if variant == "stable" else None
         asked_from: dict[tuple[int, int], frozenset[int]] = {}
         count = 0
@@ -186,8 +226,7 @@ def skeleton_search(
                     dec = decide(x, y, S, order)
                     count += 1
                     if record_trace:
-                        trace.append(TestRecord(x, y, S, order, dec.statistic, dec.p_value, dec.independent,
-                                                "skeleton"))
+                        trace.append(TestRecord.of(x, y, S, order, dec, "skeleton"))
                     if dec.independent:
                         nbrs[x].discard(y)
                         nbrs[y].discard(x)
@@ -210,6 +249,28 @@ def skeleton_search(
     return adj, sepsets, trace, per_order, stopped, reason
 
 
+def _node_wise_level(d, policy, decide_node, nbrs, sepsets, trace, order, variant, record_trace, budgeted):
+    """One skeleton level for a policy that decides per node (EM-PC, Xu et al. 2017)."""
+    frozen = [sorted(a) for a in nbrs] if variant == "stable" else None
+    count = 0
+    for x in range(d):
+        adj_x = frozen[x] if frozen is not None else sorted(nbrs[x])
+        if len(adj_x) < order + 1:
+            continue
+        if budgeted and policy.exhausted:
+            return count, True, getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+        cands = [(y, list(itertools.combinations([k for k in adj_x if k != y], order))) for y in adj_x]
+        deletions, records = decide_node(x, order, cands)
+        count += len(records)
+        if record_trace:
+            trace.extend(records)
+        for y, S in deletions:
+            nbrs[x].discard(y)
+            nbrs[y].discard(x)
+            sepsets[(min(x, y), max(x, y))] = tuple(S)
+    return count, False, None
+
+
 def _all_sepsets(policy, trace, i, j, k_skel, original):
     """Every subset of adj(i)\\{j} and of adj(j)\\{i} that separates i and j (pcalg pc.cons.intern)."""
     found = {tuple(original)} if original is not None else set()
@@ -222,7 +283,7 @@ def _all_sepsets(policy, trace, i, j, k_skel, original):
                 if getattr(policy, "exhausted", False):
                     return found
                 dec = policy.decide(i, j, S, size)
-                trace.append(TestRecord(i, j, S, size, dec.statistic, dec.p_value, dec.independent, "orientation"))
+                trace.append(TestRecord.of(i, j, S, size, dec, "orientation"))
                 if dec.independent:
                     found.add(S)
     return found

@@ -187,6 +187,37 @@ class SuffStats:
         self._cols = _readonly(np.ascontiguousarray(data.T, dtype=np.int32))
         self._values = self._cols
 
+    @classmethod
+    def from_rows(cls, rows: np.ndarray, arities: Sequence[int], **cache_sizes) -> "SuffStats":
+        """Statistics of rows already known to hold valid codes (e.g. a sub-sample of a validated
+        SuffStats, see :meth:`subsample`): skips the range checks of the constructor."""
+        self = cls.__new__(cls)
+        n, d = rows.shape
+        self.n, self.d = int(n), int(d)
+        self._lock = threading.Lock()
+        self._corr = None
+        self._strata = _LRU(cache_sizes.get("strata_cache_items", 64), _DEFAULT_STRATA_BYTES)
+        self._tables = _LRU(cache_sizes.get("table_cache_items", 256), _DEFAULT_TABLE_BYTES)
+        self.arities = tuple(int(a) for a in arities)
+        self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=np.int32))
+        self._values = self._cols
+        return self
+
+    def row_codes(self) -> np.ndarray:
+        """The codes as a row-major (n, d) array of the smallest unsigned dtype (built once),
+        so sub-samples gather whole rows."""
+        rows = getattr(self, "_rows", None)
+        if rows is None:
+            dt = np.uint8 if max(self.arities) <= 256 else np.uint16 if max(self.arities) <= 65536 else np.int32
+            rows = self._rows = _readonly(np.ascontiguousarray(self._cols.T, dtype=dt))
+        return rows
+
+    def subsample(self, idx: np.ndarray) -> "SuffStats":
+        """A fresh (uncached, unshared) SuffStats of the rows ``idx`` — for private sub-sampling."""
+        if self.arities is None:
+            raise UserError("sub-sampled statistics need discrete data.")
+        return SuffStats.from_rows(self.row_codes()[idx], self.arities)
+
     # ------------------------------------------------------------------ properties
     @property
     def is_discrete(self) -> bool:

@@ -1,0 +1,373 @@
+"""The privacy ledger: every release a private run makes, and the rules that total them.
+
+A mechanism *declares* its cost when it releases something (:meth:`Ledger.record`); nothing
+computes "the ε of a run" by hand afterwards (DESIGN.md, "Privacy honesty"; OpenDP's idea
+of a measurement carrying its privacy map).
+
+Composition rules, all over the releases actually recorded:
+
+* ``basic`` — Σε_i, Σδ_i (Dwork & Roth 2014, Thm 3.16). Holds under fully adaptive
+  composition, including a data-dependent number of releases.
+* ``advanced`` — Dwork–Rothblum–Vadhan 2010 / Dwork & Roth Thm 3.20 with the exact
+  k·ε(e^ε−1) term, in its heterogeneous form
+  ε = sqrt(2 ln(1/δ') Σε_i²) + Σ ε_i(e^{ε_i} − 1), δ = δ' + Σδ_i
+  (for k equal ε_0 this is Thm 3.20 verbatim). Whitehouse, Ramdas, Rogers & Wu (ICML 2023)
+  show filters with these rates and constants stay valid when the budgets are chosen
+  adaptively, which is how PC uses them.
+* ``per_group`` — releases grouped (by PC order, or by the two halves of sieve-and-examine);
+  each group totals min(basic, advanced at δ'/G), groups add up (basic composition across
+  groups, as CURATE does across orders).
+* ``pld`` — a numerically tight accountant: the privacy-loss distribution of the same
+  releases (Google's ``dp_accounting``; Laplace releases by their exact Laplace PLD, other
+  pure-ε releases by the worst-case ε-DP PLD). It is tight for a *fixed* sequence of
+  releases; PC's number of releases depends on the data, so it is shown for comparison and
+  is never the headline total.
+* ``as in paper`` forms that an algorithm registers (CURATE's t·ε² form, Priv-PC's code
+  form) are shown labelled and never used as the headline.
+
+The headline total is the smallest ε among the valid rules whose δ does not exceed the
+run's δ. A run given a budget never records a release that would push the filter total
+(min of basic and advanced) above it: :meth:`Ledger.can_afford` is asked first.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import UserError
+
+__all__ = [
+    "Release",
+    "Ledger",
+    "BudgetExceeded",
+    "basic_composition",
+    "advanced_composition",
+    "advanced_composition_homogeneous",
+    "curate_paper_composition",
+    "privpc_code_composition",
+    "validate_epsilon",
+    "validate_delta",
+    "VALID_RULES",
+]
+
+#: Rules whose totals are valid DP guarantees for the recorded run (see module docstring).
+VALID_RULES = ("basic", "advanced", "per_group")
+
+
+class BudgetExceeded(RuntimeError):
+    """Raised when a release would exceed the run's budget (callers ask can_afford first)."""
+
+
+def validate_epsilon(eps, what: str = "epsilon") -> float:
+    """A finite ε > 0, or a UserError that says what to fix (ε = 0 is never "infinite noise")."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise UserError(f"{what} must be a positive number; got {eps!r}.")
+    v = float(eps)
+    if math.isnan(v):
+        raise UserError(f"{what} must be a positive number; got NaN.")
+    if v <= 0:
+        raise UserError(f"{what} must be > 0 (got {eps!r}); ε = 0 would need infinite noise.")
+    if math.isinf(v) or v > 1e6:
+        raise UserError(f"{what} must be a finite number ≤ 1e6 (got {eps!r}); use the non-private 'pc' "
+                        "algorithm for no privacy.")
+    return v
+
+
+def validate_delta(delta, what: str = "delta") -> float:
+    """δ strictly between 0 and 1."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or math.isnan(float(delta)):
+        raise UserError(f"{what} must be a number strictly between 0 and 1; got {delta!r}.")
+    v = float(delta)
+    if not 0.0 < v < 1.0:
+        raise UserError(f"{what} must be strictly between 0 and 1 (got {delta!r}); 1e-3 to 1e-12 are usual.")
+    return v
+
+
+# ----------------------------------------------------------------------- closed forms
+def _lin(e: float) -> float:
+    """ε(e^ε − 1), the second-order term of advanced composition (inf past float range)."""
+    return e * math.expm1(e) if e < 700 else math.inf
+
+
+def basic_composition(epsilons: Iterable[float], deltas: Iterable[float] = ()) -> tuple[float, float]:
+    """Σε_i, Σδ_i (Dwork & Roth 2014, Theorem 3.16)."""
+    return float(math.fsum(epsilons)), float(math.fsum(deltas))
+
+
+def advanced_composition_homogeneous(k: int, eps0: float, delta_prime: float, delta0: float = 0.0):
+    """Dwork & Roth 2014, Theorem 3.20: k mechanisms, each (ε0, δ0)-DP, for δ' > 0 compose to
+    (sqrt(2k ln(1/δ'))·ε0 + k·ε0·(e^{ε0} − 1), kδ0 + δ')."""
+    if k <= 0:
+        return 0.0, 0.0
+    eps = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps0 + k * _lin(eps0)
+    return eps, k * delta0 + delta_prime
+
+
+def advanced_composition(epsilons: Iterable[float], delta_prime: float, deltas: Iterable[float] = ()):
+    """Heterogeneous advanced composition: (sqrt(2 ln(1/δ') Σε_i²) + Σε_i(e^{ε_i} − 1), δ' + Σδ_i).
+
+    Reduces to Theorem 3.20 when all ε_i are equal (Dwork, Rothblum & Vadhan 2010; Kairouz,
+    Oh & Viswanath 2015, Thm 3.5 for the heterogeneous form with this looser second term).
+    """
+    eps = list(epsilons)
+    if not eps:
+        return 0.0, float(math.fsum(deltas))
+    s2 = math.fsum(e * e for e in eps)
+    lin = math.fsum(_lin(e) for e in eps)
+    return math.sqrt(2.0 * math.log(1.0 / delta_prime) * s2) + lin, delta_prime + math.fsum(deltas)
+
+
+def curate_paper_composition(t: int, eps_i: float, delta_prime: float, delta_test: float = 0.0):
+    """CURATE's per-order leakage **as in paper** (§III-A): t·ε² + ε·sqrt(2t ln(1/δ')), δ' + tδ.
+
+    The k·ε² term understates Dwork–Roth's k·ε(e^ε − 1) (seed_curate.md §7 item 2).
+    """
+    if t <= 0:
+        return 0.0, 0.0
+    return t * eps_i * eps_i + eps_i * math.sqrt(2.0 * t * math.log(1.0 / delta_prime)), delta_prime + t * delta_test
+
+
+def privpc_code_composition(K: int, eps: float, delta: float):
+    """Priv-PC's total **as in the reference code** (seed_privpc.md §2, form (B)).
+
+    The K sieves (ε/2 each after amplification) and the K examines (ε/2 each) are composed
+    separately by advanced composition at δ/2 and added:
+    sqrt(2K ln(2/δ))·ε + K·ε·(e^{ε/2} − 1); the code reports δ_tot = δ.
+    """
+    if K <= 0:
+        return 0.0, delta
+    return math.sqrt(2.0 * K * math.log(2.0 / delta)) * eps + K * eps * (math.expm1(eps / 2.0) if eps < 1400 else math.inf), delta
+
+
+# ----------------------------------------------------------------------------- ledger
+@dataclass(frozen=True)
+class Release:
+    """One privacy-costing release, as declared by the mechanism that made it.
+
+    ``laplace_ratio`` (scale / sensitivity) is set for Laplace releases so the tight
+    accountant can use the Laplace privacy-loss distribution instead of the generic ε-DP one.
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float = 0.0
+    order: int | None = None
+    what: str = ""
+    group: str = ""
+    laplace_ratio: float | None = None
+
+
+@dataclass
+class _Sums:
+    n: int = 0
+    eps: float = 0.0
+    eps2: float = 0.0
+    lin: float = 0.0
+    delta: float = 0.0
+
+    def add(self, e: float, d: float) -> None:
+        self.n += 1
+        self.eps += e
+        self.eps2 += e * e
+        self.lin += _lin(e)
+        self.delta += d
+
+    def advanced(self, delta_prime: float) -> tuple[float, float]:
+        if self.n == 0:
+            return 0.0, 0.0
+        return math.sqrt(2.0 * math.log(1.0 / delta_prime) * self.eps2) + self.lin, delta_prime + self.delta
+
+
+@dataclass
+class Ledger:
+    """Every release of one run, with running sums for O(1) budget checks.
+
+    Parameters
+    ----------
+    budget: the total ε the run may spend (None = uncapped; the run reports what it spent).
+    delta: the run's δ: the slack δ' of advanced composition and the target δ of the PLD.
+    groups_planned: how many accounting groups the run may use (PC orders, or the sieve and
+        examine halves); each group's advanced composition gets δ' = δ / groups_planned, fixed
+        before the run so the per-group total is a valid bound.
+    paper_rules: name -> function(ledger) -> (ε, δ) for the papers' own formulas, shown
+        labelled "as in paper" and never used as the headline total.
+    """
+
+    budget: float | None = None
+    delta: float = 1e-6
+    groups_planned: int = 1
+    releases: list[Release] = field(default_factory=list)
+    paper_rules: dict[str, Callable[["Ledger"], tuple[float, float]]] = field(default_factory=dict)
+    _sums: _Sums = field(default_factory=_Sums)
+    _group_sums: dict[str, _Sums] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.budget is not None:
+            self.budget = validate_epsilon(self.budget, "the total privacy budget ε")
+        self.delta = validate_delta(self.delta)
+        self.groups_planned = max(1, int(self.groups_planned))
+
+    # ------------------------------------------------------------------ recording
+    def _group_delta(self) -> float:
+        return self.delta / max(self.groups_planned, len(self._group_sums), 1)
+
+    def filter_total(self, extra: tuple[tuple[float, str], ...] = ()) -> float:
+        """The ε the budget filter holds the run to: min(basic, advanced, per-group) over the
+        recorded releases plus the hypothetical ``extra`` releases ((ε, group), ...)."""
+        s = self._sums
+        if s.n == 0 and not extra:
+            return 0.0
+        basic = s.eps + sum(e for e, _ in extra)
+        eps2 = s.eps2 + sum(e * e for e, _ in extra)
+        lin = s.lin + sum(_lin(e) for e, _ in extra)
+        adv = math.sqrt(2.0 * math.log(1.0 / self.delta) * eps2) + lin
+        groups = {g: (gs.eps, gs.eps2, gs.lin) for g, gs in self._group_sums.items()}
+        for e, g in extra:
+            a, b, c = groups.get(g, (0.0, 0.0, 0.0))
+            groups[g] = (a + e, b + e * e, c + _lin(e))
+        log_g = math.log(max(self.groups_planned, len(groups), 1) / self.delta)
+        per_group = sum(min(a, math.sqrt(2.0 * log_g * b) + c) for a, b, c in groups.values())
+        return min(basic, adv, per_group)
+
+    def can_afford(self, epsilon: float, group: str = "", *more: tuple[float, str]) -> bool:
+        """True when recording a release of ε in ``group`` (and any ``more`` (ε, group) pairs)
+        keeps the run within its budget."""
+        if self.budget is None:
+            return True
+        return self.filter_total(((epsilon, group),) + tuple(more)) <= self.budget * (1 + 1e-12)
+
+    def remaining(self) -> float:
+        """Budget left under the filter rule (inf when uncapped)."""
+        if self.budget is None:
+            return math.inf
+        return max(0.0, self.budget - self.filter_total())
+
+    def record(self, mechanism: str, epsilon: float, delta: float = 0.0, *, order: int | None = None,
+               what: str = "", group: str = "", laplace_ratio: float | None = None) -> Release:
+        """Declare one release. Raises BudgetExceeded if it would break the budget."""
+        if not (epsilon > 0 and math.isfinite(epsilon)):
+            raise ValueError(f"a release must cost a finite ε > 0; got {epsilon!r}")
+        group = group or mechanism
+        if not self.can_afford(epsilon, group):
+            raise BudgetExceeded(
+                f"release of ε={epsilon:.4g} would take the run past its budget ε={self.budget:.4g}"
+            )
+        rel = Release(mechanism, float(epsilon), float(delta), order, what, group, laplace_ratio)
+        self.releases.append(rel)
+        self._sums.add(rel.epsilon, rel.delta)
+        self._group_sums.setdefault(group, _Sums()).add(rel.epsilon, rel.delta)
+        return rel
+
+    def __len__(self) -> int:
+        return len(self.releases)
+
+    # ------------------------------------------------------------------ totals
+    def groups(self) -> dict[str, list[Release]]:
+        out: dict[str, list[Release]] = {}
+        for r in self.releases:
+            out.setdefault(r.group, []).append(r)
+        return out
+
+    def per_order(self) -> list[dict[str, Any]]:
+        """Releases and basic ε per PC order (None = not tied to an order)."""
+        rows: dict[Any, dict[str, Any]] = {}
+        for r in self.releases:
+            row = rows.setdefault(r.order, {"order": r.order, "releases": 0, "epsilon": 0.0})
+            row["releases"] += 1
+            row["epsilon"] += r.epsilon
+        return sorted(rows.values(), key=lambda r: (r["order"] is None, r["order"] if r["order"] is not None else 0))
+
+    def totals(self, *, tight: bool = True) -> dict[str, dict[str, Any]]:
+        """Every rule's (ε, δ) for the recorded releases, with a validity flag and a note."""
+        s = self._sums
+        out: dict[str, dict[str, Any]] = {}
+        out["basic"] = _entry(s.eps, s.delta, True, "Σ ε_i; holds under fully adaptive composition")
+        adv = s.advanced(self.delta) if s.n else (0.0, 0.0)
+        out["advanced"] = _entry(*adv, True, "Dwork–Roth Thm 3.20 (heterogeneous form), δ' = run δ")
+        groups = self.groups()
+        dg = self._group_delta()
+        ge = gd = 0.0
+        for rels in groups.values():
+            b = math.fsum(r.epsilon for r in rels), math.fsum(r.delta for r in rels)
+            a = advanced_composition([r.epsilon for r in rels], dg, [r.delta for r in rels])
+            e, d = min(b, a)
+            ge += e
+            gd += d
+        out["per_group"] = _entry(ge, gd, True, f"min(basic, advanced at δ'={dg:.3g}) within each of "
+                                               f"{len(groups)} group(s), basic across groups")
+        if tight and s.n:
+            pld = pld_epsilon(self.releases, self.delta)
+            if pld is not None:
+                out["pld"] = _entry(pld, self.delta, False,
+                                    "privacy-loss distribution (dp_accounting); tight for a fixed release "
+                                    "sequence, not for PC's data-dependent count")
+        for name, rule in self.paper_rules.items():
+            e, d = rule(self)
+            out[name] = _entry(e, d, False, "the paper's own formula, shown for comparison")
+        return out
+
+    def headline(self, totals: dict[str, dict[str, Any]] | None = None) -> tuple[str, float, float]:
+        """(rule, ε, δ): the smallest valid total whose δ is within the run's δ."""
+        totals = totals if totals is not None else self.totals(tight=False)
+        best = ("basic", totals["basic"]["epsilon"], totals["basic"]["delta"])
+        for name in VALID_RULES:
+            t = totals.get(name)
+            if t and t["delta"] <= self.delta * (1 + 1e-9) and t["epsilon"] < best[1]:
+                best = (name, t["epsilon"], t["delta"])
+        return best
+
+    def summary(self) -> dict[str, Any]:
+        """The ``privacy`` object of the JSON contract (DESIGN.md)."""
+        totals = self.totals()
+        rule, eps, delta = self.headline(totals)
+        return {
+            "epsilon": eps,
+            "delta": delta,
+            "rule": rule,
+            "budget": self.budget,
+            "run_delta": self.delta,
+            "accounting": totals,
+            "releases": len(self.releases),
+            "per_order": self.per_order(),
+        }
+
+
+def _entry(eps: float, delta: float, valid: bool, note: str) -> dict[str, Any]:
+    return {"epsilon": float(eps), "delta": float(delta), "valid": bool(valid), "note": note}
+
+
+def pld_epsilon(releases: list[Release], delta: float) -> float | None:
+    """ε at δ of the composed privacy-loss distribution of the releases (None if dp_accounting
+    is unavailable). Identical releases are self-composed, so the cost grows with the number
+    of distinct (mechanism, ε), not with the number of releases."""
+    try:
+        from dp_accounting.pld import privacy_loss_distribution as pldlib
+        from dp_accounting.pld.common import DifferentialPrivacyParameters
+    except ImportError:  # pragma: no cover - dp_accounting is in requirements.txt
+        return None
+    counts: dict[tuple, int] = {}
+    for r in releases:
+        key = ("lap", round(r.laplace_ratio, 12)) if r.laplace_ratio else ("eps", round(r.epsilon, 12), r.delta)
+        counts[key] = counts.get(key, 0) + 1
+    if any((key[0] == "lap" and key[1] < 1e-3) or (key[0] == "eps" and key[1] > 50) for key in counts):
+        return None  # ε per release beyond what a discretised PLD can represent
+    try:
+        return _pld(pldlib, DifferentialPrivacyParameters, counts, delta)
+    except (OverflowError, ValueError, IndexError, FloatingPointError):  # pragma: no cover - numeric edge
+        return None
+
+
+def _pld(pldlib, DifferentialPrivacyParameters, counts, delta) -> float:
+    total = None
+    for key, k in counts.items():
+        if key[0] == "lap":
+            one = pldlib.from_laplace_mechanism(parameter=key[1], sensitivity=1.0,
+                                                value_discretization_interval=1e-3)
+        else:
+            one = pldlib.from_privacy_parameters(DifferentialPrivacyParameters(key[1], key[2]),
+                                                 value_discretization_interval=1e-3)
+        comp = one.self_compose(k) if k > 1 else one
+        total = comp if total is None else total.compose(comp)
+    return float(total.get_epsilon_for_delta(delta))

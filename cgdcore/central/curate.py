@@ -1,0 +1,207 @@
+"""Constraint-based CURATE (Bhattacharjee & Tandon 2024, §III-A, Algorithm 1, Lemma 1, OPT (3)).
+
+Per PC order i every CI test releases p + Lap(Δ/ε_i) and decides with margins β1, β2:
+delete if above T(1+β2), keep if below T(1−β1), otherwise keep with probability ½. The
+per-order budgets come from OPT, solved by SLSQP after every order from the remaining
+budget and the remaining edges e_i, with t_j = e_i·C(d−2, j) tests planned for each order
+j ≥ i (seed_curate.md §1.5–1.6, §7 item 4; our engine tests each (pair, S) once, so the
+bound holds). Only ε_i is used; later entries are a plan re-optimised at the next order.
+
+Resolutions taken (seed_curate.md §7):
+* leakage per order: the sound min(t·ε, Dwork–Roth advanced composition at δ') by default;
+  the paper's t·ε² + ε·sqrt(2t ln(1/δ')) is selectable as "as in paper" (item 2);
+* monotone ε_j ≥ ε_{j+1}; SLSQP starts from a feasible positive point (item 6);
+* instead of running tests at ε ≈ 0, the run stops (keeping the remaining edges) once the
+  planned ε_i falls below a floor: the ε at which the Laplace noise's standard deviation
+  √2·Δ/ε reaches 1, the whole p-value range (item 6);
+* sensitivity "conservative" (Priv-PC's Φ(6/√n) − ½) by default; CURATE's own C/√n
+  (0.3627, the code's value) as "paper" — not a valid worst-case bound (item 9).
+"""
+from __future__ import annotations
+
+import math
+from math import comb
+
+import numpy as np
+
+from cgdcore.accounting import Ledger, advanced_composition_homogeneous, curate_paper_composition
+from cgdcore.central.mechanisms import laplace_noise
+from cgdcore.central.policies import PrivatePolicy, tests_at_order
+from cgdcore.pc import Decision
+
+__all__ = ["lemma1_bounds", "surrogate_error", "order_leakage", "plan_budgets", "keep_probability",
+           "CuratePolicy", "LEAKAGE_RULES"]
+
+LEAKAGE_RULES = ("sound", "paper")
+
+
+def lemma1_bounds(eps, T, beta1, beta2, sensitivity, c1=1.0, c2=1.0):
+    """Lemma 1: q⁽¹⁾ = c1/2 + ½e^{−Tβ1ε/Δ} (relative Type I), q⁽²⁾ = c2/2 + ½e^{−Tβ2ε/Δ} (Type II)."""
+    eps = np.asarray(eps, dtype=float)
+    q1 = c1 / 2.0 + 0.5 * np.exp(-T * beta1 * eps / sensitivity)
+    q2 = c2 / 2.0 + 0.5 * np.exp(-T * beta2 * eps / sensitivity)
+    return q1, q2
+
+
+def surrogate_error(eps_vec, T, beta1, beta2, sensitivity, c1=1.0, c2=1.0) -> float:
+    """Objective (2): Π_j q_j⁽¹⁾ + (1 − Π_j (1 − q_j⁽²⁾))."""
+    q1, q2 = lemma1_bounds(eps_vec, T, beta1, beta2, sensitivity, c1, c2)
+    return float(np.prod(q1) + (1.0 - np.prod(1.0 - q2)))
+
+
+def keep_probability(f, eps, T, beta1, beta2, sensitivity):
+    """Exact P[keep] of the three-band test for a true p-value f (seed_curate.md §1.3)."""
+    b = sensitivity / eps
+    f = np.asarray(f, dtype=float)
+
+    def cdf(z):
+        return np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0) / b), 1 - 0.5 * np.exp(-np.maximum(z, 0) / b))
+
+    lo = cdf(T * (1 - beta1) - f)
+    hi = cdf(T * (1 + beta2) - f)
+    return lo + 0.5 * (hi - lo)
+
+
+def order_leakage(t: float, eps: float, delta_prime: float, rule: str = "sound") -> float:
+    """ε leaked by t tests at ε each: sound min(tε, advanced) or the paper's tε² + ε·sqrt(2t ln(1/δ'))."""
+    if t <= 0 or eps <= 0:
+        return 0.0
+    if rule == "paper":
+        return curate_paper_composition(int(t), eps, delta_prime)[0]
+    return min(t * eps, advanced_composition_homogeneous(int(t), eps, delta_prime)[0])
+
+
+def plan_budgets(remaining: float, e_i: int, i: int, d: int, last: int, *, T: float, beta1: float, beta2: float,
+                 sensitivity: float, delta_prime: float, c1: float = 1.0, c2: float = 1.0,
+                 rule: str = "sound", t_now: int | None = None, floor: float = 0.0) -> np.ndarray:
+    """OPT(ε_Total⁽ⁱ⁾, e_i, i) of eq. (3): per-order ε_i..ε_last minimising objective (2)
+    subject to Σ_j leakage_j ≤ remaining and ε_j ≥ ε_{j+1} ≥ floor (SLSQP).
+
+    The horizon is shortened to the orders that can each get the floor; later orders are
+    planned at 0 (and re-planned when reached). ``t_now`` tightens this order's test count.
+    """
+    from scipy.optimize import minimize
+
+    orders = list(range(i, last + 1))
+    t = np.array([e_i * comb(max(d - 2, 0), j) for j in orders], dtype=float)
+    if t_now is not None:
+        t[0] = min(t[0], t_now)
+    t = np.maximum(t, 1.0)
+    if remaining <= 0 or not orders:
+        return np.zeros(len(orders))
+
+    def leak(v, tt):
+        return sum(order_leakage(tj, max(vj, 0.0), delta_prime, rule) for tj, vj in zip(tt, v))
+
+    # the floor (seed_curate.md §7 item 6): plan only as many orders as can each get ≥ floor
+    k = len(orders)
+    while k > 1 and leak(np.full(k, floor), t[:k]) > remaining:
+        k -= 1
+    t = t[:k]
+    lo_bound = floor if leak(np.full(k, floor), t) <= remaining else 0.0
+
+    # feasible positive start: a uniform ε using half the budget (at least the floor)
+    lo, hi = lo_bound, remaining
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if leak(np.full(k, mid), t) <= 0.5 * remaining + leak(np.full(k, lo_bound), t) else (lo, mid)
+    x0 = np.full(k, lo)
+
+    def obj(v):
+        return surrogate_error(np.maximum(v, 0), T, beta1, beta2, sensitivity, c1, c2)
+
+    cons = [{"type": "ineq", "fun": lambda v: remaining - leak(v, t)}]
+    if k > 1:
+        cons.append({"type": "ineq", "fun": lambda v: v[:-1] - v[1:]})
+    res = minimize(obj, x0, method="SLSQP", bounds=[(lo_bound, remaining)] * k, constraints=cons,
+                   options={"maxiter": 300, "ftol": 1e-12})
+    v = np.asarray(res.x if np.all(np.isfinite(res.x)) else x0, dtype=float)
+    v = np.minimum.accumulate(np.maximum(v, lo_bound))  # exact monotonicity and floor
+    if obj(v) > obj(x0) or leak(v, t) > remaining * (1 + 1e-9):
+        v = x0 if leak(x0, t) <= remaining else v
+    for _ in range(200):  # shrink into the feasible set if SLSQP ended marginally outside it
+        if leak(v, t) <= remaining:
+            break
+        v = np.maximum(v * 0.99, 0.0)
+    out = np.zeros(len(orders))
+    out[:k] = v
+    return out
+
+
+class CuratePolicy(PrivatePolicy):
+    """CURATE's private CI test with per-order budgets from OPT (see module docstring)."""
+
+    stage = "curate"
+
+    def __init__(self, test, ledger: Ledger, rng, threshold, sensitivity, *, d: int, max_order: int,
+                 beta1: float = 0.2, beta2: float = 0.2, c1: float = 1.0, c2: float = 1.0,
+                 leakage_rule: str = "sound"):
+        super().__init__(test, ledger, rng, threshold, sensitivity)
+        if ledger.budget is None:
+            from cgdcore import UserError
+
+            raise UserError("curate needs a total budget (--epsilon).")
+        if leakage_rule not in LEAKAGE_RULES:
+            from cgdcore import UserError
+
+            raise UserError(f"CURATE leakage rule must be one of {LEAKAGE_RULES}; got {leakage_rule!r}.")
+        self.d = int(d)
+        self.max_order = int(max_order)
+        self.beta1, self.beta2, self.c1, self.c2 = float(beta1), float(beta2), float(c1), float(c2)
+        self.rule = leakage_rule
+        self.floor = math.sqrt(2.0) * self.sensitivity
+        self.eps_i = 0.0
+        self.plans: list[dict] = []
+        self._spent_by_order: dict[int, tuple[int, float]] = {}
+        ledger.paper_rules["as in paper (CURATE t·ε² form)"] = self._paper_total
+
+    def _paper_total(self, ledger: Ledger) -> tuple[float, float]:
+        dprime = ledger._group_delta()
+        e = d = 0.0
+        for order, (t, eps) in self._spent_by_order.items():
+            a, b = curate_paper_composition(t, eps, dprime)
+            e += a
+            d += b
+        return e, d
+
+    def begin_order(self, order, adjacency):
+        super().begin_order(order, adjacency)
+        e_i = sum(len(a) for a in adjacency) // 2
+        deg = max((len(a) for a in adjacency), default=0)
+        last = max(order, min(self.max_order, deg - 1, self.d - 2))
+        remaining = self.ledger.remaining()
+        plan = plan_budgets(remaining, e_i, order, self.d, last, T=self.threshold, beta1=self.beta1,
+                            beta2=self.beta2, sensitivity=self.sensitivity, delta_prime=self.ledger._group_delta(),
+                            c1=self.c1, c2=self.c2, rule=self.rule, t_now=tests_at_order(adjacency, order),
+                            floor=self.floor)
+        self.eps_i = float(plan[0]) if len(plan) else 0.0
+        self.plans.append({"order": order, "remaining": remaining, "edges": e_i,
+                           "planned": [float(v) for v in plan], "orders": list(range(order, last + 1))})
+        if self.eps_i < self.floor:
+            self._stop(f"CURATE's plan gives order {order} ε={self.eps_i:.3g}, below the floor "
+                       f"{self.floor:.3g} where the noise covers the whole p-value range; the remaining "
+                       "edges were kept")
+        elif not self.ledger.can_afford(self.eps_i, f"order {order}"):
+            self._budget_stop(self.eps_i)
+
+    def decide(self, x, y, S, order):
+        eps = self.eps_i
+        group = f"order {order}"
+        if not self.ledger.can_afford(eps, group):
+            self._budget_stop(eps)
+            return Decision(False, float("nan"), float("nan"), stage="budget")
+        r = self.test(x, y, S)
+        self.ledger.record("laplace", eps, order=order, group=group, laplace_ratio=1.0 / eps,
+                           what=f"p({x},{y}|{S})")
+        t, _ = self._spent_by_order.get(order, (0, eps))
+        self._spent_by_order[order] = (t + 1, eps)
+        noise = float(laplace_noise(self.rng, self.sensitivity / eps))
+        noisy = r.p_value + noise
+        T = self.threshold
+        if noisy > T * (1 + self.beta2):
+            indep, band = True, "delete"
+        elif noisy < T * (1 - self.beta1):
+            indep, band = False, "keep"
+        else:
+            indep, band = bool(self.rng.random() < 0.5), "coin"
+        return Decision(indep, r.p_value, r.p_value, noise, noisy, T, eps, f"curate:{band}")

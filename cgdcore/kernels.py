@@ -1,0 +1,160 @@
+"""Compiled inner loops (numba), imported only when needed so numba loads lazily.
+
+* :func:`reachable_kernel` — reachable-nodes search for d-separation (Koller & Friedman
+  2009, Alg. 3.1), used by the oracle policy.
+* :func:`greedy_flip_steps` — EM-PC's greedy "records to remove to flip a G-test" search.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def reachable_kernel(x, S, pptr, pidx, cptr, cidx):  # pragma: no cover - compiled
+    """uint8 indicator of the nodes d-connected to ``x`` given ``S``.
+
+    The DAG is given as CSR parent lists (``pptr``, ``pidx``) and child lists
+    (``cptr``, ``cidx``). A trail may pass a non-collider v only if v ∉ S and a
+    collider v only if v is S or an ancestor of S.
+    """
+    d = pptr.shape[0] - 1
+    in_s = np.zeros(d, np.uint8)
+    for s in S:
+        in_s[s] = 1
+    stack = np.empty(4 * pidx.shape[0] + d + 2, np.int64)
+    # open colliders: ancestors of S, S included
+    opened = np.zeros(d, np.uint8)
+    top = 0
+    for s in S:
+        if not opened[s]:
+            opened[s] = 1
+            stack[top] = s
+            top += 1
+    while top:
+        top -= 1
+        v = stack[top]
+        for k in range(pptr[v], pptr[v + 1]):
+            p = pidx[k]
+            if not opened[p]:
+                opened[p] = 1
+                stack[top] = p
+                top += 1
+    # the ball: entry 2v = v reached from a child (moving up), 2v+1 = from a parent (down)
+    up = np.zeros(d, np.uint8)
+    down = np.zeros(d, np.uint8)
+    stack[0] = 2 * x
+    top = 1
+    while top:
+        top -= 1
+        e = stack[top]
+        v = e >> 1
+        if e & 1 == 0:
+            if up[v]:
+                continue
+            up[v] = 1
+            if in_s[v]:
+                continue
+            for k in range(pptr[v], pptr[v + 1]):
+                if not up[pidx[k]]:
+                    stack[top] = 2 * pidx[k]
+                    top += 1
+            for k in range(cptr[v], cptr[v + 1]):
+                if not down[cidx[k]]:
+                    stack[top] = 2 * cidx[k] + 1
+                    top += 1
+        else:
+            if down[v]:
+                continue
+            down[v] = 1
+            if not in_s[v]:
+                for k in range(cptr[v], cptr[v + 1]):
+                    if not down[cidx[k]]:
+                        stack[top] = 2 * cidx[k] + 1
+                        top += 1
+            if opened[v]:
+                for k in range(pptr[v], pptr[v + 1]):
+                    if not up[pidx[k]]:
+                        stack[top] = 2 * pidx[k]
+                        top += 1
+    out = up | down
+    for s in S:
+        out[s] = 0
+    out[x] = 0
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _xlogx(v):  # pragma: no cover - compiled
+    return v * np.log(v) if v > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _best_in_stratum(t, ni, nj, nk, k, positive):  # pragma: no cover - compiled
+    """Best one-record removal in stratum k: (value = positive·ΔG², i, j)."""
+    kx, ky = t.shape[1], t.shape[2]
+    base_n = _xlogx(nk[k] - 1.0) - _xlogx(nk[k])
+    best, bi, bj = -np.inf, -1, -1
+    for i in range(kx):
+        if ni[k, i] == 0:
+            continue
+        di = _xlogx(ni[k, i] - 1.0) - _xlogx(ni[k, i])
+        for j in range(ky):
+            c = t[k, i, j]
+            if c == 0:
+                continue
+            dj = _xlogx(nj[k, j] - 1.0) - _xlogx(nj[k, j])
+            dg = 2.0 * ((_xlogx(c - 1.0) - _xlogx(c)) - di - dj + base_n)
+            v = positive * dg
+            if v > best:
+                best, bi, bj = v, i, j
+    return best, bi, bj
+
+
+@njit(cache=True, nogil=True)
+def greedy_flip_steps(tables, threshold, positive, max_steps):  # pragma: no cover - compiled
+    """Steps of the greedy search (Priv-PC reference ``findJs``) on (K, kx, ky) counts.
+
+    G² = 2 Σ_k [Σ_ij f(n_ijk) − Σ_i f(n_i.k) − Σ_j f(n_.jk) + f(n_k)], f(v) = v ln v. Each
+    step removes the one record whose removal moves G² furthest towards the critical value
+    (``positive`` = +1 raises it, −1 lowers it); the search stops when the best move would
+    reach the critical value, or after ``max_steps``.
+    """
+    t = tables.astype(np.float64).copy()
+    K = t.shape[0]
+    ni = t.sum(axis=2)
+    nj = t.sum(axis=1)
+    nk = ni.sum(axis=1)
+    g = 0.0
+    for k in range(K):
+        s = _xlogx(nk[k])
+        for i in range(t.shape[1]):
+            s -= _xlogx(ni[k, i])
+            for j in range(t.shape[2]):
+                s += _xlogx(t[k, i, j])
+        for j in range(t.shape[2]):
+            s -= _xlogx(nj[k, j])
+        g += 2.0 * s
+    bestv = np.empty(K)
+    besti = np.empty(K, np.int64)
+    bestj = np.empty(K, np.int64)
+    for k in range(K):
+        bestv[k], besti[k], bestj[k] = _best_in_stratum(t, ni, nj, nk, k, positive)
+    steps = 0
+    while True:
+        k = int(np.argmax(bestv))
+        v = bestv[k]
+        if not np.isfinite(v):
+            return steps
+        if positive * (g + positive * v) >= positive * threshold:
+            return steps
+        if steps >= max_steps:
+            return steps
+        steps += 1
+        i, j = besti[k], bestj[k]
+        t[k, i, j] -= 1.0
+        ni[k, i] -= 1.0
+        nj[k, j] -= 1.0
+        nk[k] -= 1.0
+        g += positive * v
+        bestv[k], besti[k], bestj[k] = _best_in_stratum(t, ni, nj, nk, k, positive)
