@@ -6,7 +6,7 @@ import streamlit as st
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
-from cgdcore.discover import DISCRETE_TESTS
+from cgdcore.discover import ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS
 from cgdcore.metrics import CONVENTIONS
 from ui.common import route_through_app, digest, explain, load_dataset, load_upload, run_discovery, user_errors
 
@@ -15,7 +15,8 @@ route_through_app()
 URL = {"bind": "query-params"}
 
 st.title("Discover a causal graph")
-st.caption("Learn a CPDAG with the PC algorithm and compare it with the true graph.")
+st.caption("Learn a CPDAG with the PC algorithm — plain or differentially private — and compare it with the "
+           "true graph.")
 
 explain(
     "What am I looking at?",
@@ -72,11 +73,64 @@ with st.sidebar:
                                        "values are dropped (and counted).")
         seed = 0
 
+    st.header("Algorithm")
+    algo = st.selectbox("Algorithm", list(ALGORITHMS), key="algo", **URL)
+    st.caption(ALGORITHMS[algo])
+    private = algo in PRIVATE_ALGORITHMS
+    total_eps = round_eps = delta = None
+    noise_seed = 0
+    algo_opts = {}
+    if private:
+        if algo in ROUND_ALGORITHMS:
+            round_eps = float(st.number_input("Per-round ε", min_value=0.001, max_value=1000.0, value=1.0, step=0.1,
+                                              format="%g", key="reps",
+                                              help="The papers' privacy parameter: each sieve-and-examine round, "
+                                                   "sparse-vector hit or EM-PC step costs this much.", **URL))
+            if st.toggle("Cap the total ε", value=False, key="capped",
+                         help="Stop (keeping the untested edges) before the next round would exceed the cap.", **URL):
+                total_eps = float(st.number_input("Total budget ε", min_value=0.001, max_value=1e6, value=20.0,
+                                                  step=1.0, format="%g", key="eps_cap", **URL))
+        else:
+            total_eps = float(st.number_input("Total budget ε", min_value=0.001, max_value=1e6, value=10.0, step=1.0,
+                                              format="%g", key="eps",
+                                              help="A hard cap: the run never records more.", **URL))
+        delta = st.select_slider("δ", options=[1e-12, 1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
+                                 value=ALGO_DEFAULTS[algo]["delta"], key=f"delta_{algo}",
+                                 help="The run's δ: the slack of advanced composition.", **URL)
+        noise_seed = int(st.number_input("Noise seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
+                                         key="nseed", help="Same seed, same noise: results are reproducible.", **URL))
+        with st.expander("Algorithm options"):
+            if algo != "em-pc":
+                algo_opts["c1"] = st.radio("Kendall sensitivity constant c₁", [6.0, 4.5], key="c1", horizontal=True,
+                                           help="Δz = c₁/√n. 6: the Priv-PC reference code (conservative); "
+                                                "4.5: the paper's asymptotic value.", **URL)
+            if algo == "priv-pc":
+                algo_opts["tweak"] = float(st.number_input("Threshold tweak t", min_value=0.0, max_value=0.5,
+                                                           value=0.02, step=0.01, format="%g", key="tweak", **URL))
+            if algo == "curate":
+                algo_opts["curate_sensitivity"] = st.radio(
+                    "Sensitivity", ["conservative", "paper"], key="csens", horizontal=True,
+                    help="conservative: Priv-PC's Φ(6/√n) − ½; paper: CURATE's 0.3627/√n, which is not a valid "
+                         "worst-case bound.", **URL)
+                algo_opts["leakage"] = st.radio("Leakage per order in the optimiser", ["sound", "paper"], key="cleak",
+                                                horizontal=True,
+                                                help="sound: min(basic, Dwork–Roth advanced); paper: t·ε² form.",
+                                                **URL)
+                beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
+                                             format="%g", key="beta", **URL))
+                algo_opts["beta1"] = algo_opts["beta2"] = beta
+
     st.header("Test")
-    ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test", **URL)
-    st.caption(CI_TEST_DESCRIPTIONS.get(ci_test, ""))
-    alpha = st.select_slider("Significance level α", options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=0.05,
-                             key="alpha", **URL)
+    if private:
+        ci_test = "g2" if algo == "em-pc" else "kendall"
+        st.caption("CI test: **G-test** (EM-PC's utility counts records that flip it)." if algo == "em-pc" else
+                   "CI test: **conditional Kendall τ** — the statistic with a bounded sensitivity.")
+    else:
+        ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test", **URL)
+        st.caption(CI_TEST_DESCRIPTIONS.get(ci_test, ""))
+    alpha = st.select_slider("Significance level α (threshold T)",
+                             options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=0.05, key="alpha",
+                             help="PC removes an edge when p ≥ α. The Priv-PC papers use T = 0.10.", **URL)
     max_order_label = st.selectbox("Maximum order |S|", ["no limit"] + [str(k) for k in range(0, 11)], key="maxord",
                                    help="Largest conditioning set PC may test.", **URL)
     max_order = None if max_order_label == "no limit" else int(max_order_label)
@@ -87,8 +141,10 @@ with st.sidebar:
         orientation = st.radio("Collider rule", ["standard", "conservative", "majority"], key="orient",
                                help="standard: sepset rule; conservative (Ramsey et al. 2006) and majority "
                                     "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
-        sided = st.radio("Kendall p-value (sides)", ["two", "one"], key="sided", horizontal=True,
-                         help="two-sided, or one-sided as in the Priv-PC reference code (halves every p).", **URL)
+        sided = st.radio("Kendall p-value (sides)", ["two", "one"], index=1 if private else 0,
+                         key=f"sided_{'priv' if private else 'pc'}", horizontal=True,
+                         help="two-sided, or one-sided as in the Priv-PC reference code (halves every p; the "
+                              "private algorithms' thresholds are set on that scale).", **URL)
         bins = int(st.number_input("Quantile bins for numeric columns", min_value=2, max_value=10, value=3,
                                    key="bins", help="Used only when a discrete test meets numeric data.", **URL))
     auto = st.toggle("Run automatically when settings change", value=True, key="auto", **URL)
@@ -112,8 +168,11 @@ with user_errors():
         data_key = ("upload", key)
 
 params = dict(ci_test=ci_test, alpha=float(alpha), variant=variant, orientation=orientation, max_order=max_order,
-              kendall_sided=sided, bins=bins if (ci_test in DISCRETE_TESTS and not ds.is_discrete) else None)
-run_key = data_key + tuple(sorted(params.items()))
+              kendall_sided=sided, bins=bins if (ci_test in DISCRETE_TESTS and not ds.is_discrete) else None,
+              algo=algo)
+if private:
+    params.update(epsilon=total_eps, round_epsilon=round_eps, delta=float(delta), seed=noise_seed)
+run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items()))
 
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Dataset", ds.name)
@@ -131,8 +190,8 @@ if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
     st.stop()
 
 with user_errors():
-    with st.status("Running PC…", expanded=False) as status:
-        res = run_discovery(run_key, ds, **params)
+    with st.status(f"Running {algo}…", expanded=False) as status:
+        res = run_discovery(run_key, ds, options=algo_opts or None, **params)
         status.update(label=f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s",
                       state="complete")
 st.session_state["last_run_key"] = run_key
@@ -155,6 +214,16 @@ else:
     cols[0].metric("Learned edges", f"{len(res.edges())}")
 cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
 cols[-1].metric("Run time", f"{res.seconds:.2f} s")
+pv = res.privacy
+if pv:
+    pc1, pc2, pc3, pc4 = st.columns(4)
+    pc1.metric("ε spent", f"{pv['epsilon']:.4g}", help=f"Headline total: the tightest valid rule ({pv['rule']}). "
+               "All rules are in the Privacy ledger tab.")
+    pc2.metric("δ", f"{pv['delta']:.3g}")
+    pc3.metric("Releases", f"{pv['releases']:,}", help="Privacy-costing releases recorded in the ledger.")
+    pc4.metric("Budget", "uncapped" if pv["budget"] is None else f"{pv['budget']:g}")
+    if res.result.stopped_early:
+        st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
 if truth is None:
     st.info("This dataset has no known ground truth, so the learned graph is shown alone and no accuracy is "
             "reported.", icon=":material/info:")
@@ -170,8 +239,62 @@ rows = viz.edge_table(res.cpdag, truth, names)
 fig = viz.graph_figure(res.cpdag, truth, names)
 st.plotly_chart(fig, key="graph", width="stretch", config={"displaylogo": False})
 
-tab_int, tab_order, tab_log, tab_edges, tab_data = st.tabs(
-    ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"])
+tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
+if pv:
+    tab_names = ["Privacy ledger", "Noise vs threshold"] + tab_names
+tabs = st.tabs(tab_names)
+if pv:
+    tab_ledger, tab_noise = tabs[0], tabs[1]
+tab_int, tab_order, tab_log, tab_edges, tab_data = tabs[-5:]
+
+if pv:
+    from cgdcore import viz_privacy as vp
+
+    with tab_ledger:
+        st.caption("Every release the run made is in the ledger; each rule below totals the same releases. The "
+                   "headline is the smallest **valid** total whose δ is within the run's δ. Rules marked "
+                   "*comparison only* are either the papers' own formulas or the privacy-loss-distribution "
+                   "accountant, which is tight only for a release sequence fixed in advance.")
+        acc = pv["accounting"]
+        st.plotly_chart(vp.ledger_totals_figure(acc, pv["rule"]), key="ledger_totals", width="stretch")
+        st.dataframe({"rule": list(acc), "ε": [a["epsilon"] for a in acc.values()],
+                      "δ": [a["delta"] for a in acc.values()],
+                      "valid guarantee": ["yes" if a["valid"] else "comparison only" for a in acc.values()],
+                      "how": [a["note"] for a in acc.values()]}, hide_index=True, width="stretch",
+                     column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
+                                    "δ": st.column_config.NumberColumn(format="%.3g")})
+        st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
+        extra = {k: v for k, v in pv.items() if k in ("subsample_rows", "subsample_ratio", "sieve_epsilon",
+                                                       "threshold_noise_scale", "sieve_noise_scale",
+                                                       "examine_noise_scale", "epsilon_floor")}
+        if extra:
+            st.caption("Mechanism parameters of this run")
+            st.dataframe({"parameter": list(extra), "value": [float(v) for v in extra.values()]}, hide_index=True)
+        led = res.extras.get("ledger")
+        if led is not None:
+            import pandas as pd
+
+            rel = pd.DataFrame([{"mechanism": r.mechanism, "ε": r.epsilon, "δ": r.delta, "order": r.order,
+                                 "group": r.group, "released": r.what} for r in led.releases])
+            st.download_button("Download every release (CSV)", rel.to_csv(index=False), "ledger.csv", "text/csv",
+                               on_click="ignore", key="dl_ledger", icon=":material/download:")
+
+    with tab_noise:
+        nrows = vp.noise_rows(res.result.trace, float(alpha), names)
+        flipped = sum(r["flipped"] for r in nrows)
+        st.caption(f"Each dot is one CI test in the order PC asked it: its **true** p-value (blue), the **noisy** "
+                   f"value the mechanism compared (orange) and the threshold it was compared with (grey). Circled: "
+                   f"the {flipped} decisions out of {len(nrows)} that differ from the non-private test p ≥ α.")
+        if nrows:
+            st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha)), key="noise_fig", width="stretch")
+            only = st.toggle("Only flipped decisions", key="only_flipped")
+            view = [r for r in nrows if r["flipped"]] if only else nrows
+            st.dataframe(view, hide_index=True, width="stretch", height=300,
+                         column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                        for c in ("true p", "noisy", "noise", "threshold", "ε")})
+        else:
+            st.info("This algorithm released no noisy test values (EM-PC noises its choices, not the tests).",
+                    icon=":material/info:")
 
 with tab_int:
     st.caption("Drag nodes to rearrange; hover an edge for its category and details.")
