@@ -17,8 +17,9 @@ __all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "rele
 
 
 def _layout(fig, height=340, **kw):
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0), **kw)
+    """Shared look: legend under the plot (so it never collides with the title)."""
+    fig.update_layout(height=height + 60, margin=dict(l=10, r=10, t=50 if "title" in kw else 20, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0), **kw)
     return fig
 
 

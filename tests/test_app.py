@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
-PAGES = ["pages/discover.py", "pages/datasets.py"]
+PAGES = ["pages/discover.py", "pages/budget.py", "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -72,3 +72,59 @@ def test_query_params_seed_the_widgets():
     assert not at.exception
     assert at.sidebar.selectbox(key="ds").value == "earthquake"
     assert at.session_state["discovery"].params["alpha"] == 0.01
+
+
+@pytest.mark.parametrize("algo", ["laplace-pc", "svt-pc", "priv-pc", "em-pc", "curate"])
+def test_private_algorithms_run_and_show_the_ledger(algo):
+    at = app(timeout=120)
+    at.query_params["algo"] = algo
+    at.query_params["ds"] = "sachs"
+    at.query_params["n"] = "20000"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    res = at.session_state["discovery"]
+    assert res.algorithm == algo and res.privacy is not None
+    labels = {m.label: m.value for m in at.metric}
+    assert float(labels["ε spent"]) == pytest.approx(res.privacy["epsilon"], rel=1e-3)
+    assert "Privacy ledger" in [t.label for t in at.tabs]
+    # the headline rule is one of the valid ones and within any budget
+    assert res.privacy["accounting"][res.privacy["rule"]]["valid"]
+    if res.privacy["budget"] is not None:
+        assert res.privacy["epsilon"] <= res.privacy["budget"] * (1 + 1e-9)
+
+
+def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
+    at = app(timeout=120)
+    at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000", "nseed": "3"})
+    at.run()
+    first = at.session_state["discovery"]
+    at.sidebar.number_input(key="nseed").set_value(4)
+    at.run()
+    second = at.session_state["discovery"]
+    at.sidebar.number_input(key="nseed").set_value(3)
+    at.run()
+    third = at.session_state["discovery"]
+    assert not at.exception
+    assert [t.noise for t in first.result.trace] == [t.noise for t in third.result.trace]
+    assert [t.noise for t in first.result.trace] != [t.noise for t in second.result.trace]
+
+
+def test_capped_run_reports_the_stop():
+    at = app(timeout=120)
+    at.query_params.update({"algo": "priv-pc", "ds": "sachs", "n": "20000", "capped": "true", "eps_cap": "3"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    res = at.session_state["discovery"]
+    assert res.privacy["budget"] == 3.0 and res.privacy["epsilon"] <= 3.0
+    assert res.result.stopped_early
+    assert any("Stopped early" in w.value for w in at.warning)
+
+
+def test_budget_page_runs_curate_and_priv_pc():
+    at = app(timeout=180)
+    at.switch_page("pages/budget.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "Privacy budget" in at.title[0].value
+    assert len(at.get("plotly_chart")) >= 5
+    labels = {m.label for m in at.metric}
+    assert {"Total budget", "ε spent", "Sub-sample m", "Sieve ε′"} <= labels

@@ -88,3 +88,34 @@ def test_manual_mode_runs_only_on_click(streamlit_server, browser):
     expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
     assert page.get_by_text("Page not found").count() == 0
     page.close()
+
+
+def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser):
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/?algo=priv-pc&ds=sachs&n=20000&reps=1&nseed=1", wait_until="domcontentloaded")
+    wait_idle(page, timeout=120_000)
+    expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=120_000)
+    metrics = page.locator("[data-testid='stMetric']")
+    eps = metrics.filter(has_text="ε spent").first.locator("[data-testid='stMetricValue']").inner_text()
+    assert float(eps) > 0
+    page.get_by_role("tab", name="Privacy ledger").click()
+    expect(page.get_by_text("Total ε under each rule").first).to_be_attached(timeout=30_000)
+    expect(page.get_by_text("as in reference code").first).to_be_attached()
+    page.get_by_role("tab", name="Noise vs threshold").click()
+    expect(page.get_by_text("noisy value compared").first).to_be_attached(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "discover_priv_pc.png"))
+    # the Budget page renders its four views
+    page.goto(streamlit_server + "/budget?bn=20000", wait_until="domcontentloaded")
+    wait_idle(page, timeout=180_000)
+    expect(page.get_by_text("CURATE: planned (re-optimised").first).to_be_attached(timeout=120_000)
+    for tab in ("Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise", "As in paper vs sound"):
+        page.get_by_role("tab", name=tab).click()
+    expect(page.get_by_text("Why the totals differ").first).to_be_visible(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "budget.png"))
+    ctx.close()
