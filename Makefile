@@ -8,7 +8,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP     := $(VENV)/.dev-installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test test-slow chromium bench clean
+.PHONY: app test chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,10 @@ app: $(RUNTIME_STAMP)
 test: $(DEV_STAMP) chromium
 	$(BIN)/python -m pytest
 
-test-slow: $(DEV_STAMP)
-	$(BIN)/python -m pytest -m slow -p no:xdist -o addopts="" --timeout 3600
-
 bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/pc.py
+	$(BIN)/python bench/central.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

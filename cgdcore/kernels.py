@@ -158,3 +158,60 @@ def greedy_flip_steps(tables, threshold, positive, max_steps):  # pragma: no cov
         nk[k] -= 1.0
         g += positive * v
         bestv[k], besti[k], bestj[k] = _best_in_stratum(t, ni, nj, nk, k, positive)
+
+
+@njit(cache=True, nogil=True)
+def subset_reach(x, members, order, pptr, pidx, cptr, cidx):  # pragma: no cover - compiled
+    """All size-``order`` subsets S of ``members`` in lexicographic order, and for each the
+    nodes d-connected to x given S: returns (combos (m, order), reach (m, d) uint8)."""
+    k = members.shape[0]
+    d = pptr.shape[0] - 1
+    # number of combinations
+    m = 1
+    for i in range(order):
+        m = m * (k - i) // (i + 1)
+    combos = np.empty((m, order), np.int64)
+    reach = np.empty((m, d), np.uint8)
+    idx = np.arange(order)
+    for r in range(m):
+        S = np.empty(order, np.int64)
+        for i in range(order):
+            S[i] = members[idx[i]]
+        combos[r] = S
+        reach[r] = reachable_kernel(x, S, pptr, pidx, cptr, cidx)
+        # next combination (lexicographic)
+        i = order - 1
+        while i >= 0 and idx[i] == k - order + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, order):
+            idx[j] = idx[j - 1] + 1
+    return combos, reach
+
+
+@njit(cache=True, nogil=True)
+def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - compiled
+    """Index of the first subset (in order) that excludes y, was not already asked from y's
+    side (S ⊆ ``seen``, a node mask, when ``has_seen``) and d-separates x and y; -1 if none.
+    Also returns how many subsets were asked."""
+    asked = 0
+    for r in range(combos.shape[0]):
+        skip = False
+        inside = True
+        for i in range(combos.shape[1]):
+            v = combos[r, i]
+            if v == y:
+                skip = True
+                break
+            if seen[v] == 0:
+                inside = False
+        if skip:
+            continue
+        if inside and has_seen:
+            continue
+        asked += 1
+        if reach[r, y] == 0:
+            return r, asked
+    return -1, asked

@@ -101,16 +101,43 @@ class PValuePolicy:
 
 
 class OraclePolicy:
-    """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0)."""
+    """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0).
+
+    Besides ``decide`` it offers ``first_separating`` for the engine's batched path (stable
+    skeleton without a trace): for a fixed x and order, the reachable sets of every candidate
+    S are computed once in compiled code and reused for every neighbour y.
+    """
 
     _INDEPENDENT = Decision(True, 1.0, 1.0)
     _DEPENDENT = Decision(False, 0.0, 0.0)
 
     def __init__(self, dag: np.ndarray):
         self.dsep = DSeparation(dag)
+        self._batch_key = None
+        self._batch = None
 
     def decide(self, x, y, S, order):
         return self._DEPENDENT if self.dsep.reachable(x, S)[y] else self._INDEPENDENT
+
+    def first_separating(self, x, adj_x, y, order, seen):
+        """(S, n_asked): the first S ⊆ adj_x \\ {y} of size ``order`` (lexicographic) not inside
+        ``seen`` that separates x and y, or None — exactly what the engine's loop would find."""
+        from .kernels import first_separating, subset_reach
+
+        key = (x, order, tuple(adj_x))
+        if key != self._batch_key:
+            ds = self.dsep
+            self._batch = subset_reach(x, np.asarray(adj_x, dtype=np.int64), order, ds._pptr, ds._pidx,
+                                       ds._cptr, ds._cidx)
+            self._batch_key = key
+            self._mask = np.zeros(len(ds._pptr) - 1, dtype=np.uint8)
+        combos, reach = self._batch
+        mask = self._mask
+        mask[:] = 0
+        if seen is not None:
+            mask[list(seen)] = 1
+        r, asked = first_separating(combos, reach, y, mask, seen is not None)
+        return (None if r < 0 else tuple(int(v) for v in combos[r])), int(asked)
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,6 +209,8 @@ def skeleton_search(
     budgeted = hasattr(policy, "exhausted")
     decide = getattr(policy, "decide", None)
     node_wise = getattr(policy, "decide_node", None)
+    # a deterministic policy may answer a whole (x, y) at once; only used without a trace
+    batch = getattr(policy, "first_separating", None) if not record_trace else None
     order = 0
     stopped, reason = False, None
     while max_order is None or order <= max_order:
@@ -208,6 +237,11 @@ def skeleton_search(
         frozen = [sorted(a) for a in nbrs] if variant == "stable" else None
         asked_from: dict[tuple[int, int], frozenset[int]] = {}
         count = 0
+        if batch is not None and frozen is not None:
+            count = _batched_level(d, batch, frozen, nbrs, sepsets, order, asked_from, skip_repeated)
+            per_order.append(count)
+            order += 1
+            continue
         for x in range(d):
             for y in (frozen[x] if frozen is not None else sorted(nbrs[x])):
                 if y not in nbrs[x]:
@@ -247,6 +281,28 @@ def skeleton_search(
     for x in range(d):
         adj[x, list(nbrs[x])] = True
     return adj, sepsets, trace, per_order, stopped, reason
+
+
+def _batched_level(d, first_separating, frozen, nbrs, sepsets, order, asked_from, skip_repeated):
+    """One stable skeleton level through ``policy.first_separating`` (same decisions and counts
+    as the query-by-query loop)."""
+    count = 0
+    for x in range(d):
+        for y in frozen[x]:
+            if y not in nbrs[x]:
+                continue
+            if len(frozen[x]) - 1 < order:
+                continue
+            seen = asked_from.pop((y, x), None) if skip_repeated else None
+            S, asked = first_separating(x, frozen[x], y, order, seen)
+            count += asked
+            if S is not None:
+                nbrs[x].discard(y)
+                nbrs[y].discard(x)
+                sepsets[(min(x, y), max(x, y))] = S
+            elif skip_repeated and x < y:
+                asked_from[(x, y)] = frozenset(k for k in frozen[x] if k != y)
+    return count
 
 
 def _node_wise_level(d, policy, decide_node, nbrs, sepsets, trace, order, variant, record_trace, budgeted):
