@@ -264,6 +264,15 @@ if pv:
                      column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
                                     "δ": st.column_config.NumberColumn(format="%.3g")})
         st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
+        if pv.get("plan"):
+            st.caption("Laplace-PC's split: before each order the budget left is divided evenly over the orders "
+                       "that can still run; within the order, ε per test is the largest for which the order's "
+                       "upper bound on tests fits that share under min(basic, advanced composition).")
+            st.dataframe([{"order": p["order"], "budget for the order": p["budget"],
+                           "tests (upper bound)": p["tests_bound"], "ε per test": p["epsilon_per_test"]}
+                          for p in pv["plan"]], hide_index=True,
+                         column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                        for c in ("budget for the order", "ε per test")})
         extra = {k: v for k, v in pv.items() if k in ("subsample_rows", "subsample_ratio", "sieve_epsilon",
                                                        "threshold_noise_scale", "sieve_noise_scale",
                                                        "examine_noise_scale", "epsilon_floor")}
@@ -319,11 +328,17 @@ with tab_log:
         "p-value": [r.p_value for r in tr],
         "decision": ["independent → remove" if r.independent else "dependent → keep" for r in tr],
         "phase": [r.phase for r in tr]})
+    if pv:
+        log["stage"] = [r.stage for r in tr]
+        log["noise"] = [r.noise for r in tr]
+        log["noisy value"] = [r.noisy for r in tr]
+        log["threshold"] = [r.threshold for r in tr]
+        log["ε spent"] = [r.epsilon for r in tr]
     only_removed = st.toggle("Only tests that removed an edge", key="log_removed")
     view = log[log["decision"].str.startswith("independent")] if only_removed else log
     st.dataframe(view, hide_index=True, width="stretch", height=380,
-                 column_config={"p-value": st.column_config.NumberColumn(format="%.4g"),
-                                "statistic": st.column_config.NumberColumn(format="%.4g")})
+                 column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                for c in ("p-value", "statistic", "noise", "noisy value", "threshold", "ε spent")})
     st.download_button("Download the CI-test log (CSV)", log.to_csv(index=False), "ci_test_log.csv", "text/csv",
                        on_click="ignore", key="dl_log", icon=":material/download:")
 

@@ -101,6 +101,20 @@ BAD = [
     (["frobnicate"], "frobnicate"),
     (["discover", "--dataset", "synthetic:d=1", "--n", "100"], "d"),
     (["discover", "--dataset", "asia:foo=1"], "foo"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "curate", "--epsilon", "0"], "> 0"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "curate", "--epsilon", "-1"], "> 0"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "curate", "--epsilon", "inf"], "finite"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "curate", "--epsilon", "nan"], "--epsilon"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "curate"], "--epsilon"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "priv-pc", "--delta", "1"], "delta"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "priv-pc", "--delta", "0"], "delta"),
+    (["discover", "--dataset", "asia", "--n", "100", "--algo", "svt-pc"], "too few"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "priv-pc", "--ci-test", "g2"], "kendall"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "laplace-pc", "--round-epsilon", "1"],
+     "--epsilon"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc", "--subsample-ratio", "2"], "svt-pc"),
+    (["discover", "--dataset", "asia", "--n", "5000", "--algo", "priv-pc", "--subsample-ratio", "50"], "20"),
+    (["discover", "--dataset", "asia", "--tweak", "0.1"], "private"),
 ]
 
 
@@ -143,3 +157,29 @@ def test_too_many_categories_names_the_column(tmp_path):
     p.write_text("\n".join(rows))
     r = run("discover", "--data", str(p), "--ci-test", "g2")
     assert r.returncode == 2 and "id" in r.stderr and "64" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("algo,flags", [
+    ("laplace-pc", ["--epsilon", "5"]), ("svt-pc", ["--round-epsilon", "1"]),
+    ("priv-pc", ["--round-epsilon", "1", "--epsilon", "8"]), ("em-pc", ["--round-epsilon", "1"]),
+    ("curate", ["--epsilon", "5"]),
+])
+def test_private_discover_json_has_the_privacy_object(algo, flags):
+    r = run("discover", "--dataset", "sachs", "--n", "20000", "--algo", algo, *flags, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    pv = out["privacy"]
+    assert out["algorithm"] == algo
+    assert {"epsilon", "delta", "accounting", "releases"} <= set(pv)
+    assert {"basic", "advanced", "per_group"} <= set(pv["accounting"])
+    assert pv["accounting"]["basic"]["epsilon"] >= pv["epsilon"] - 1e-9
+    if "--epsilon" in flags:
+        assert pv["epsilon"] <= float(flags[flags.index("--epsilon") + 1]) + 1e-9
+
+
+def test_private_discover_text_output_names_the_rules():
+    r = run("discover", "--dataset", "sachs", "--n", "20000", "--algo", "priv-pc", "--round-epsilon", "1",
+            "--epsilon", "4")
+    assert r.returncode == 0, r.stderr
+    assert "privacy: ε=" in r.stdout and "advanced" in r.stdout and "[comparison only]" in r.stdout
+    assert "stopped early" in r.stdout
