@@ -200,6 +200,9 @@ def discover(
             raise UserError(f"{algo} needs the 'kendall' CI test: χ², G and Fisher-z have unbounded sensitivity, "
                             "so no finite noise makes them private.")
         kendall_sided = kendall_sided or "one"
+        if algo == "em-pc" and orientation != "standard":
+            raise UserError("em-pc decides whole nodes with the exponential mechanism and cannot re-test "
+                            "separating sets; use the standard collider rule.")
     else:
         if epsilon is not None or round_epsilon is not None:
             raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, svt-pc, "

@@ -69,6 +69,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         raise UserError(f"{algo} needs a total privacy budget: give --epsilon (e.g. 1.0).")
 
     if algo == "em-pc":
+        notes.append("EM-PC's guarantee assumes its utilities (greedy counts of records that flip a G-test) change "
+                     "by at most 1 between neighbouring datasets, as its authors' code does; the greedy search does "
+                     "not prove this (Priv-PC §4.2)")
         ledger = Ledger(budget=total, delta=delta, groups_planned=2)
         ledger.paper_rules["as in paper (advanced composition, ε per step)"] = _em_paper_rule(round_epsilon)
         policy = EMPCPolicy(test, ledger, rng, alpha=alpha, round_epsilon=round_epsilon,
