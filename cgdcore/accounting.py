@@ -17,6 +17,10 @@ Composition rules, all over the releases actually recorded:
 * ``per_group`` — releases grouped (by PC order, or by the two halves of sieve-and-examine);
   each group totals min(basic, advanced at δ'/G), groups add up (basic composition across
   groups, as CURATE does across orders).
+* ``gaussian`` — when every release is a Gaussian mechanism: exact composition in Gaussian DP
+  (Dong, Roth & Su 2022): μ = sqrt(Σ (Δ_i/σ_i)²), and ε at the run's δ from the Balle–Wang
+  curve δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2). Smith & Thakurta (2022) show it stays valid
+  as a filter under fully adaptive composition.
 * ``pld`` — a numerically tight accountant: the privacy-loss distribution of the same
   releases (Google's ``dp_accounting``; Laplace releases by their exact Laplace PLD, other
   pure-ε releases by the worst-case ε-DP PLD). It is tight for a *fixed* sequence of
@@ -53,7 +57,7 @@ __all__ = [
 ]
 
 #: Rules whose totals are valid DP guarantees for the recorded run (see module docstring).
-VALID_RULES = ("basic", "advanced", "per_group")
+VALID_RULES = ("basic", "advanced", "per_group", "gaussian")
 
 
 class BudgetExceeded(RuntimeError):
@@ -157,6 +161,42 @@ class Release:
     what: str = ""
     group: str = ""
     laplace_ratio: float | None = None
+    gaussian_mu: float | None = None
+
+
+def gaussian_delta(eps: float, mu: float) -> float:
+    """δ(ε) of μ-Gaussian DP (Balle & Wang 2018 Thm 8; Dong, Roth & Su 2022 Cor. 2.13)."""
+    from scipy.special import log_ndtr
+
+    if mu <= 0:
+        return 0.0
+    a = math.exp(log_ndtr(-eps / mu + mu / 2))
+    b = math.exp(eps + log_ndtr(-eps / mu - mu / 2)) if eps < 700 else 0.0
+    return max(a - b, 0.0)
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """Smallest ε with δ(ε) ≤ δ for μ-GDP (inverse of :func:`gaussian_delta`)."""
+    from scipy.optimize import brentq
+
+    if mu <= 0:
+        return 0.0
+    if gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = 1.0
+    while gaussian_delta(hi, mu) > delta:
+        hi *= 2.0
+    return float(brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def gaussian_mu_for(epsilon: float, delta: float) -> float:
+    """The μ whose GDP curve passes through (ε, δ): the total a Gaussian schedule may spend."""
+    from scipy.optimize import brentq
+
+    lo, hi = 1e-8, 1.0
+    while gaussian_delta(epsilon, hi) < delta:
+        hi *= 2.0
+    return float(brentq(lambda m: gaussian_delta(epsilon, m) - delta, lo, hi, xtol=1e-14, rtol=1e-12))
 
 
 @dataclass
@@ -202,6 +242,8 @@ class Ledger:
     paper_rules: dict[str, Callable[["Ledger"], tuple[float, float]]] = field(default_factory=dict)
     _sums: _Sums = field(default_factory=_Sums)
     _group_sums: dict[str, _Sums] = field(default_factory=dict)
+    _mu2: float = 0.0
+    _all_gaussian: bool = True
 
     def __post_init__(self):
         if self.budget is not None:
@@ -219,24 +261,31 @@ class Ledger:
         s = self._sums
         if s.n == 0 and not extra:
             return 0.0
-        basic = s.eps + sum(e for e, _ in extra)
-        eps2 = s.eps2 + sum(e * e for e, _ in extra)
-        lin = s.lin + sum(_lin(e) for e, _ in extra)
+        pairs = [(x[0], x[1]) for x in extra]
+        basic = s.eps + sum(e for e, _ in pairs)
+        eps2 = s.eps2 + sum(e * e for e, _ in pairs)
+        lin = s.lin + sum(_lin(e) for e, _ in pairs)
         adv = math.sqrt(2.0 * math.log(1.0 / self.delta) * eps2) + lin
         groups = {g: (gs.eps, gs.eps2, gs.lin) for g, gs in self._group_sums.items()}
-        for e, g in extra:
+        for e, g in pairs:
             a, b, c = groups.get(g, (0.0, 0.0, 0.0))
             groups[g] = (a + e, b + e * e, c + _lin(e))
         log_g = math.log(max(self.groups_planned, len(groups), 1) / self.delta)
         per_group = sum(min(a, math.sqrt(2.0 * log_g * b) + c) for a, b, c in groups.values())
-        return min(basic, adv, per_group)
+        best = min(basic, adv, per_group)
+        extra_mu = [m for *_, m in (e if len(e) == 3 else (*e, None) for e in extra)]
+        if self._all_gaussian and all(m is not None for m in extra_mu):
+            mu = math.sqrt(self._mu2 + sum(m * m for m in extra_mu))
+            best = min(best, gaussian_epsilon(mu, self.delta))
+        return best
 
-    def can_afford(self, epsilon: float, group: str = "", *more: tuple[float, str]) -> bool:
+    def can_afford(self, epsilon: float, group: str = "", *more: tuple, gaussian_mu: float | None = None) -> bool:
         """True when recording a release of ε in ``group`` (and any ``more`` (ε, group) pairs)
-        keeps the run within its budget."""
+        keeps the run within its budget. Gaussian releases pass their μ = Δ/σ."""
         if self.budget is None:
             return True
-        return self.filter_total(((epsilon, group),) + tuple(more)) <= self.budget * (1 + 1e-12)
+        first = (epsilon, group, gaussian_mu) if gaussian_mu is not None else (epsilon, group)
+        return self.filter_total((first,) + tuple(more)) <= self.budget * (1 + 1e-12)
 
     def remaining(self) -> float:
         """Budget left under the filter rule (inf when uncapped)."""
@@ -245,16 +294,21 @@ class Ledger:
         return max(0.0, self.budget - self.filter_total())
 
     def record(self, mechanism: str, epsilon: float, delta: float = 0.0, *, order: int | None = None,
-               what: str = "", group: str = "", laplace_ratio: float | None = None) -> Release:
+               what: str = "", group: str = "", laplace_ratio: float | None = None,
+               gaussian_mu: float | None = None) -> Release:
         """Declare one release. Raises BudgetExceeded if it would break the budget."""
         if not (epsilon > 0 and math.isfinite(epsilon)):
             raise ValueError(f"a release must cost a finite ε > 0; got {epsilon!r}")
         group = group or mechanism
-        if not self.can_afford(epsilon, group):
+        if not self.can_afford(epsilon, group, gaussian_mu=gaussian_mu):
             raise BudgetExceeded(
                 f"release of ε={epsilon:.4g} would take the run past its budget ε={self.budget:.4g}"
             )
-        rel = Release(mechanism, float(epsilon), float(delta), order, what, group, laplace_ratio)
+        rel = Release(mechanism, float(epsilon), float(delta), order, what, group, laplace_ratio, gaussian_mu)
+        if gaussian_mu is None:
+            self._all_gaussian = False
+        else:
+            self._mu2 += gaussian_mu * gaussian_mu
         self.releases.append(rel)
         self._sums.add(rel.epsilon, rel.delta)
         self._group_sums.setdefault(group, _Sums()).add(rel.epsilon, rel.delta)
@@ -297,7 +351,11 @@ class Ledger:
             gd += d
         out["per_group"] = _entry(ge, gd, True, f"min(basic, advanced at δ'={dg:.3g}) within each of "
                                                f"{len(groups)} group(s), basic across groups")
-        if tight and s.n:
+        if s.n and self._all_gaussian:
+            mu = math.sqrt(self._mu2)
+            out["gaussian"] = _entry(gaussian_epsilon(mu, self.delta), self.delta, True,
+                                     f"exact Gaussian-DP composition, μ = {mu:.4g}")
+        if tight and s.n and not self._all_gaussian:  # for Gaussian releases the GDP total is already exact
             pld = pld_epsilon(self.releases, self.delta)
             if pld is not None:
                 out["pld"] = _entry(pld, self.delta, False,
@@ -349,9 +407,15 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
         return None
     counts: dict[tuple, int] = {}
     for r in releases:
-        key = ("lap", round(r.laplace_ratio, 12)) if r.laplace_ratio else ("eps", round(r.epsilon, 12), r.delta)
+        if r.gaussian_mu:
+            key = ("gauss", round(1.0 / r.gaussian_mu, 12))
+        elif r.laplace_ratio:
+            key = ("lap", round(r.laplace_ratio, 12))
+        else:
+            key = ("eps", round(r.epsilon, 12), r.delta)
         counts[key] = counts.get(key, 0) + 1
-    if any((key[0] == "lap" and key[1] < 1e-3) or (key[0] == "eps" and key[1] > 50) for key in counts):
+    if any((key[0] == "lap" and key[1] < 0.1) or (key[0] == "gauss" and key[1] < 0.5)
+           or (key[0] == "eps" and key[1] > 10) for key in counts):
         return None  # ε per release beyond what a discretised PLD can represent
     try:
         return _pld(pldlib, DifferentialPrivacyParameters, counts, delta)
@@ -362,7 +426,10 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
 def _pld(pldlib, DifferentialPrivacyParameters, counts, delta) -> float:
     total = None
     for key, k in counts.items():
-        if key[0] == "lap":
+        if key[0] == "gauss":
+            one = pldlib.from_gaussian_mechanism(standard_deviation=key[1], sensitivity=1.0,
+                                                 value_discretization_interval=1e-3)
+        elif key[0] == "lap":
             one = pldlib.from_laplace_mechanism(parameter=key[1], sensitivity=1.0,
                                                 value_discretization_interval=1e-3)
         else:

@@ -28,7 +28,12 @@ ALGORITHMS: dict[str, str] = {
              "edges to delete",
     "curate": "CURATE (Bhattacharjee & Tandon 2024): Laplace test with margins; per-order budgets optimised "
               "by SLSQP after every order",
+    "notears": "NOTEARS (Zheng et al. 2018): linear SEM fitted under a smooth acyclicity constraint (non-private)",
+    "noleaks": "DP-NOTEARS (NOLEAKS-style): per-sample clipped, Gaussian-noised gradients; exact Gaussian composition",
+    "curate-score": "CURATE score-based: DP-NOTEARS with additive / exponential / multiplicative / geometric "
+                    "per-iteration budgets",
 }
+SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
 PRIVATE_ALGORITHMS = ("laplace-pc", "svt-pc", "priv-pc", "em-pc", "curate")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
@@ -43,6 +48,9 @@ ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
     "priv-pc": {"alpha": 0.10, "delta": 1e-3},
     "em-pc": {"alpha": 0.10, "delta": 1e-3},
     "curate": {"alpha": 0.05, "delta": 1e-10},     # CURATE §IV: T = 0.05; reference δ_Total = 1e-10
+    "notears": {"alpha": 0.05},
+    "noleaks": {"alpha": 0.05, "delta": 1e-5},
+    "curate-score": {"alpha": 0.05, "delta": 1e-5},
 }
 
 
@@ -188,6 +196,9 @@ def discover(
 
     if algo not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
+    if algo in SCORE_ALGORITHMS:
+        return _discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed, options=options,
+                               round_epsilon=round_epsilon)
     private = algo in PRIVATE_ALGORITHMS
     defaults = ALGO_DEFAULTS[algo]
     alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
@@ -251,3 +262,29 @@ def discover(
         extras["policy"] = policy
     return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
                      seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy, extras=extras)
+
+
+def _discover_score(dataset: Dataset, algo: str, *, epsilon, delta, seed, options, round_epsilon) -> Discovery:
+    """Score-based algorithms: no CI tests; the thresholded W is the learned graph (a DAG)."""
+    from .metrics import evaluate
+    from .score.run import run_score
+
+    if round_epsilon is not None:
+        raise UserError(f"{algo} takes a total budget (--epsilon), not --round-epsilon.")
+    if dataset.n < 5:
+        raise UserError(f"the data has only {dataset.n} rows; causal discovery needs at least 5 (more is better).")
+    t0 = time.perf_counter()
+    result, ledger, info, notes = run_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed,
+                                            options=dict(options or {}))
+    metrics = evaluate(result.cpdag, dataset.truth) if dataset.truth is not None else None
+    params = dict(info.pop("params"))
+    privacy = None
+    extras: dict[str, Any] = {"W": result.extras["W"], "trace": result.extras["trace"]}
+    if ledger is not None:
+        privacy = ledger.summary()
+        privacy.update({k: v for k, v in info.items() if k != "sigmas"})
+        extras["ledger"] = ledger
+        extras["sigmas"] = info.get("sigmas")
+    return Discovery(dataset=dataset, algorithm=algo, params=params, result=result, metrics=metrics,
+                     seconds=time.perf_counter() - t0, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
+                     extras=extras)

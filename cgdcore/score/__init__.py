@@ -1,0 +1,1 @@
+"""Score-based discovery: linear NOTEARS, DP-NOTEARS (NOLEAKS-style) and CURATE's budget schedules."""
