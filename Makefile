@@ -37,6 +37,7 @@ bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/pc.py
 	$(BIN)/python bench/central.py
+	$(BIN)/python bench/score.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

@@ -124,6 +124,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--leakage", choices=["sound", "paper"], default=None,
                    help="CURATE's per-order leakage in its optimiser: min(basic, advanced) or the paper's tε² form")
     q.add_argument("--beta", type=_finite("--beta"), default=None, help="CURATE margins β1 = β2 (0.2)")
+    q.add_argument("--lambda1", type=_finite("--lambda1"), default=None, help="NOTEARS L1 penalty (0.1)")
+    q.add_argument("--w-threshold", type=_finite("--w-threshold"), default=None,
+                   help="NOTEARS: keep edges with |w| ≥ this (0.3), declared before the run")
+    q.add_argument("--iterations", type=_positive_int("--iterations"), default=None,
+                   help="noleaks: number of noisy gradient releases (200)")
+    q.add_argument("--schedule", choices=["additive", "exponential", "multiplicative", "geometric"], default=None,
+                   help="curate-score budget schedule (multiplicative, as in the paper)")
+    q.add_argument("--eps0", type=_finite("--eps0"), default=None, help="curate-score initial budget ε0")
+    q.add_argument("--clip", type=_finite("--clip"), default=None, help="per-sample gradient clip (2)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
     return p
 
@@ -192,7 +201,10 @@ def cmd_discover(args) -> int:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
     options = {k: v for k, v in (("c1", args.c1), ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
                                   ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
-                                  ("beta1", args.beta), ("beta2", args.beta)) if v is not None}
+                                  ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),
+                                  ("w_threshold", args.w_threshold), ("iterations", args.iterations),
+                                  ("schedule", args.schedule), ("eps0", args.eps0), ("clip", args.clip))
+               if v is not None}
     if options and args.algo == "pc":
         raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")
     ds = _load(args)
@@ -204,8 +216,9 @@ def cmd_discover(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"{out['algorithm']} on {out['dataset']} (n={out['n']}, {len(out['variables'])} variables), "
-          f"CI test {out['params']['ci_test']}, alpha={out['params']['alpha']}")
+    how = (f"CI test {out['params']['ci_test']}, alpha={out['params']['alpha']}" if "ci_test" in out["params"]
+           else f"λ1={out['params']['lambda1']}, w_threshold={out['params']['w_threshold']}")
+    print(f"{out['algorithm']} on {out['dataset']} (n={out['n']}, {len(out['variables'])} variables), {how}")
     for e in out["edges"]:
         print(f"  {e['source']} {'->' if e['directed'] else '--'} {e['target']}")
     if out["metrics"]:

@@ -6,7 +6,8 @@ import streamlit as st
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
-from cgdcore.discover import ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS
+from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
+                              SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
 from ui.common import route_through_app, digest, explain, load_dataset, load_upload, run_discovery, user_errors
 
@@ -74,7 +75,9 @@ with st.sidebar:
         seed = 0
 
     st.header("Algorithm")
-    algo = st.selectbox("Algorithm", list(ALGORITHMS), key="algo", **URL)
+    algo = st.selectbox("Algorithm", [a for a in ALGORITHMS if a not in SCORE_ALGORITHMS], key="algo",
+                        help="Constraint-based algorithms; NOTEARS and its private versions are on the Score page.",
+                        **URL)
     st.caption(ALGORITHMS[algo])
     private = algo in PRIVATE_ALGORITHMS
     total_eps = round_eps = delta = None

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
-PAGES = ["pages/discover.py", "pages/budget.py", "pages/datasets.py"]
+PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -128,3 +128,27 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert len(at.get("plotly_chart")) >= 5
     labels = {m.label for m in at.metric}
     assert {"Total budget", "ε spent", "Sub-sample m", "Sieve ε′"} <= labels
+
+
+@pytest.mark.parametrize("algo", ["notears", "noleaks", "curate-score"])
+def test_score_page_runs_every_algorithm(algo):
+    at = app(timeout=180)
+    at.switch_page("pages/score.py")
+    at.query_params["salgo"] = algo
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    res = at.session_state["score_result"]
+    assert res.algorithm == algo
+    assert (res.privacy is None) == (algo == "notears")
+    labels = {m.label for m in at.metric}
+    assert "SHD" in labels and ("ε spent" in labels) == (algo != "notears")
+    assert len(at.get("plotly_chart")) >= 5
+
+
+def test_score_page_bad_schedule_budget_is_explained():
+    at = app(timeout=120)
+    at.switch_page("pages/score.py")
+    at.query_params.update({"salgo": "curate-score", "seps": "0.5", "seps0": "2"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("exceeds the total" in e.value for e in at.error)

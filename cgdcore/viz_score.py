@@ -1,0 +1,93 @@
+"""Plotly figures for score-based discovery: weights, convergence, CURATE's schedules (plotly lazy)."""
+from __future__ import annotations
+
+import numpy as np
+
+from cgdcore.viz_privacy import BLUE, GREEN, ORANGE, PURPLE, VERMILION, _layout
+
+__all__ = ["weights_figure", "convergence_figure", "schedules_figure", "iterations_figure"]
+
+SCHEME_COLOURS = {"additive": BLUE, "exponential": GREEN, "multiplicative": VERMILION, "geometric": PURPLE}
+
+
+def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: float):
+    """Learned weighted adjacency W (diverging colours) next to the true adjacency."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    names = list(names)
+    cols = 2 if truth is not None else 1
+    titles = ("learned W (row → column)", "true DAG") if truth is not None else ("learned W (row → column)",)
+    fig = make_subplots(rows=1, cols=cols, subplot_titles=titles, horizontal_spacing=0.12)
+    lim = max(float(np.abs(W).max()), w_threshold, 1e-9)
+    kept = np.abs(W) >= w_threshold
+    text = [[f"{names[i]} → {names[j]}: {W[i, j]:.3f}" + (" (kept)" if kept[i, j] else "")
+             for j in range(len(names))] for i in range(len(names))]
+    fig.add_trace(go.Heatmap(z=W, x=names, y=names, zmin=-lim, zmax=lim, colorscale="RdBu", reversescale=True,
+                             text=text, hoverinfo="text", colorbar=dict(title="w", x=0.44 if cols == 2 else 1.0)),
+                  1, 1)
+    if truth is not None:
+        T = np.asarray(truth, dtype=float)
+        fig.add_trace(go.Heatmap(z=T, x=names, y=names, zmin=0, zmax=1, colorscale=[[0, "#ffffff"], [1, "#333333"]],
+                                 showscale=False, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"), 1, 2)
+    for c in range(1, cols + 1):
+        fig.update_yaxes(autorange="reversed", row=1, col=c)
+    return _layout(fig, height=420 if len(names) <= 15 else 560)
+
+
+def convergence_figure(trace: list[dict], private: bool):
+    """Loss, acyclicity h(W) and (private runs) cumulative ε per iteration/release."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    x = [t.get("release", t.get("iteration")) for t in trace]
+    rows = 3 if private else 2
+    titles = ["loss ℓ(W)" + (" — evaluated on the data for teaching, never released" if private else ""),
+              "acyclicity h(W) (log scale)"] + (["ε spent (basic, cumulative)"] if private else [])
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, subplot_titles=titles, vertical_spacing=0.08)
+    if trace and "loss" in trace[0]:
+        fig.add_trace(go.Scatter(x=x, y=[t["loss"] for t in trace], name="loss", line=dict(color=BLUE)), 1, 1)
+    fig.add_trace(go.Scatter(x=x, y=[max(t["h"], 1e-16) for t in trace], name="h(W)", line=dict(color=ORANGE)),
+                  2, 1)
+    fig.update_yaxes(type="log", row=2, col=1)
+    if private:
+        fig.add_trace(go.Scatter(x=x, y=[t["epsilon_spent"] for t in trace], name="ε spent",
+                                 line=dict(color=VERMILION)), 3, 1)
+    fig.update_xaxes(title_text="noisy gradient release" if private else "outer iteration", row=rows, col=1)
+    return _layout(fig, height=200 * rows + 60)
+
+
+def schedules_figure(eps_total: float, eps0: float, ratio: float = 1.05):
+    """ε_k vs k for every CURATE schedule fitted to (ε_total, ε0)."""
+    import plotly.graph_objects as go
+
+    from cgdcore.score.schedules import SCHEDULES, fitted_schedule
+
+    fig = go.Figure()
+    for kind in SCHEDULES:
+        try:
+            I, eps = fitted_schedule(kind, eps_total, eps0, ratio)
+        except Exception:  # noqa: BLE001 - a schedule that fits no iteration is simply not drawn
+            continue
+        fig.add_trace(go.Scatter(x=np.arange(I), y=eps, mode="lines", name=f"{kind} (I = {I}, Σ = {eps.sum():.3g})",
+                                 line=dict(color=SCHEME_COLOURS[kind])))
+    fig.update_yaxes(type="log")
+    return _layout(fig, height=360, xaxis_title="iteration k", yaxis_title="ε_k",
+                   title=f"Per-iteration budgets at ε_total = {eps_total:g}, ε0 = {eps0:g}")
+
+
+def iterations_figure(eps0: float, ratio: float = 1.05):
+    """Lemma 2: iterations I each schedule affords as ε_total grows (ε0 fixed)."""
+    import plotly.graph_objects as go
+
+    from cgdcore.score.schedules import SCHEDULES, lemma2_iterations
+
+    totals = np.logspace(np.log10(max(eps0, 1e-4)), 2, 80)
+    fig = go.Figure()
+    for kind in SCHEDULES:
+        ys = [max(lemma2_iterations(kind, t, eps0, ratio), 0.0) for t in totals]
+        fig.add_trace(go.Scatter(x=totals, y=ys, mode="lines", name=kind, line=dict(color=SCHEME_COLOURS[kind])))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="iterations I (Lemma 2)",
+                   title=f"Iterations available vs ε_total (ε0 = {eps0:g})")
