@@ -238,12 +238,21 @@ class Ledger:
     budget: float | None = None
     delta: float = 1e-6
     groups_planned: int = 1
+    #: False when a mechanism's stated sensitivity is not a proven bound (e.g. CURATE's "paper" Δ):
+    #: then no total is a valid guarantee, whatever the composition rule.
+    guarantee: bool = True
+    guarantee_note: str = ""
     releases: list[Release] = field(default_factory=list)
     paper_rules: dict[str, Callable[["Ledger"], tuple[float, float]]] = field(default_factory=dict)
     _sums: _Sums = field(default_factory=_Sums)
     _group_sums: dict[str, _Sums] = field(default_factory=dict)
     _mu2: float = 0.0
     _all_gaussian: bool = True
+
+    def void_guarantee(self, why: str) -> None:
+        """Mark every total of this run as not a DP guarantee (the sensitivity is not proven)."""
+        self.guarantee = False
+        self.guarantee_note = why
 
     def __post_init__(self):
         if self.budget is not None:
@@ -363,7 +372,11 @@ class Ledger:
                                     "sequence, not for PC's data-dependent count")
         for name, rule in self.paper_rules.items():
             e, d = rule(self)
-            out[name] = _entry(e, d, False, "the paper's own formula, shown for comparison")
+            out[name] = _entry(e, d, False, "the paper's (or its reference code's) own formula, for comparison")
+        if not self.guarantee:
+            for entry in out.values():
+                entry["valid"] = False
+                entry["note"] += f" — not a guarantee: {self.guarantee_note}"
         return out
 
     def headline(self, totals: dict[str, dict[str, Any]] | None = None) -> tuple[str, float, float]:
@@ -389,6 +402,8 @@ class Ledger:
             "accounting": totals,
             "releases": len(self.releases),
             "per_order": self.per_order(),
+            "guarantee": self.guarantee,
+            "guarantee_note": self.guarantee_note or None,
         }
 
 

@@ -258,6 +258,10 @@ def skeleton_search(
                         reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
                         break
                     dec = decide(x, y, S, order)
+                    if budgeted and policy.exhausted:  # the policy refused: nothing was asked
+                        stopped = True
+                        reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                        break
                     count += 1
                     if record_trace:
                         trace.append(TestRecord.of(x, y, S, order, dec, "skeleton"))

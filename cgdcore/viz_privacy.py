@@ -73,11 +73,12 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
     hi = max(max(r["noisy"] for r in rows), 1.0)
     span = hi - lo
     fig.update_yaxes(range=[max(lo, -1.5) - 0.02 * span, min(hi, 2.5) + 0.02 * span])
+    fig.update_xaxes(tickformat="d")
     return _layout(fig, height=420, xaxis_title="test number (in the order PC asked)",
                    yaxis_title="p-value scale")
 
 
-def ledger_totals_figure(accounting: dict, headline: str):
+def ledger_totals_figure(accounting: dict, headline: str, with_title: bool = True):
     """Horizontal bars: total ε under each composition rule (valid rules solid, others hatched)."""
     import plotly.graph_objects as go
 
@@ -90,8 +91,13 @@ def ledger_totals_figure(accounting: dict, headline: str):
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
                            hovertext=hover, hoverinfo="text", text=[f"{e:.3g}" for e in eps], textposition="auto"))
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, height=70 + 38 * len(names), xaxis_title="total ε of the run",
-                   title="Total ε under each rule (red: headline; grey hatched: comparison only)")
+    pos = [e for e in eps if e > 0]
+    if pos and max(pos) / min(pos) > 30:
+        fig.update_xaxes(type="log", dtick=1)
+    return _layout(fig, height=70 + 38 * len(names), xaxis_title="total ε of the run" + (" (log scale)" if pos and
+                   max(pos) / min(pos) > 30 else ""),
+                   **({"title": "Total ε by rule — dark orange: headline; hatched: comparison only"}
+                      if with_title else {}))
 
 
 def releases_per_order_figure(per_order: list[dict]):
@@ -101,6 +107,7 @@ def releases_per_order_figure(per_order: list[dict]):
     fig = go.Figure(go.Bar(x=orders, y=[r["epsilon"] for r in per_order], marker_color=BLUE,
                            customdata=[r["releases"] for r in per_order],
                            hovertemplate="order %{x}: %{customdata} releases, Σε = %{y:.4g}<extra></extra>"))
+    fig.update_xaxes(type="category")
     return _layout(fig, xaxis_title="PC order", yaxis_title="Σ ε of its releases (basic)",
                    title="Privacy spent per PC order")
 
@@ -122,6 +129,9 @@ def curate_plan_figure(plans: list[dict], spent: dict[int, float]):
         fig.add_trace(go.Bar(x=xs, y=[spent[o] for o in xs], name="ε per test actually used",
                              marker_color="rgba(213,94,0,0.45)",
                              hovertemplate="order %{x}: used ε per test %{y:.4g}<extra></extra>"))
+    vals = [v for p in plans for v in p["planned"] if v > 0] + [v for v in spent.values() if v > 0]
+    if vals and max(vals) / min(vals) > 30:
+        fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=380, xaxis_title="PC order", yaxis_title="ε per CI test", xaxis=dict(dtick=1),
                    title="CURATE: planned (re-optimised after each order) vs used")
 
@@ -144,7 +154,7 @@ def lemma1_figure(T: float, beta1: float, beta2: float, sensitivity: float, c1: 
                              line=dict(color=BLUE, dash="dash")))
     fig.add_trace(go.Scatter(x=eps, y=exact2, name=f"exact P[delete] at p = {f_lo:.3g}",
                              line=dict(color=ORANGE, dash="dash")))
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", dtick=1)
     return _layout(fig, height=380, xaxis_title="ε of one CI test", yaxis_title="error probability",
                    title="CURATE Lemma 1: relative error bounds vs exact probabilities")
 
@@ -161,7 +171,7 @@ def objective_figure(T, beta1, beta2, sensitivity, orders: int = 3, c1=1.0, c2=1
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=eps, y=uniform, name=f"same ε for all {orders} orders", line=dict(color=GREEN)))
     fig.add_trace(go.Scatter(x=eps, y=first, name="ε on order 0 only", line=dict(color=PURPLE, dash="dash")))
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="ε per test", yaxis_title="objective (2)",
                    title="CURATE objective (2): Π q⁽¹⁾ + 1 − Π(1 − q⁽²⁾)")
 
@@ -186,8 +196,8 @@ def privpc_scales_figure(n: int, c1: float = 6.0, sided: str = "one"):
     fig.add_trace(go.Scatter(x=eps, y=2 * sub / eps_s, name="threshold Lap(2Δₘ/ε′)", line=dict(color=GREEN)), 1, 2)
     fig.add_trace(go.Scatter(x=eps, y=4 * sub / eps_s, name="sieve Lap(4Δₘ/ε′)", line=dict(color=ORANGE)), 1, 2)
     fig.add_trace(go.Scatter(x=eps, y=2 * sens / eps, name="examine Lap(2Δ/ε)", line=dict(color=VERMILION)), 1, 2)
-    fig.update_xaxes(type="log", title_text="per-round ε")
-    fig.update_yaxes(type="log", row=1, col=2)
+    fig.update_xaxes(type="log", dtick=1, title_text="per-round ε")
+    fig.update_yaxes(type="log", dtick=1, row=1, col=2)
     return _layout(fig, height=360)
 
 
@@ -205,7 +215,7 @@ def composition_figure(eps0: float, delta: float, k_max: int = 2000):
     fig.add_trace(go.Scatter(x=ks, y=adv, name="advanced (Dwork–Roth 3.20)", line=dict(color=ORANGE)))
     fig.add_trace(go.Scatter(x=ks, y=np.minimum(basic, adv), name="min of the two (valid)",
                              line=dict(color=VERMILION, dash="dot", width=3)))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_xaxes(type="log", dtick=1)
+    fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="number of releases k", yaxis_title="total ε",
                    title=f"Composition of releases with ε₀ = {eps0:g} (δ = {delta:g})")

@@ -71,7 +71,7 @@ def schedules_figure(eps_total: float, eps0: float, ratio: float = 1.05):
             continue
         fig.add_trace(go.Scatter(x=np.arange(I), y=eps, mode="lines", name=f"{kind} (I = {I}, Σ = {eps.sum():.3g})",
                                  line=dict(color=SCHEME_COLOURS[kind])))
-    fig.update_yaxes(type="log")
+    fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=360, xaxis_title="iteration k", yaxis_title="ε_k",
                    title=f"Per-iteration budgets at ε_total = {eps_total:g}, ε0 = {eps0:g}")
 
@@ -87,7 +87,7 @@ def iterations_figure(eps0: float, ratio: float = 1.05):
     for kind in SCHEDULES:
         ys = [max(lemma2_iterations(kind, t, eps0, ratio), 0.0) for t in totals]
         fig.add_trace(go.Scatter(x=totals, y=ys, mode="lines", name=kind, line=dict(color=SCHEME_COLOURS[kind])))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_xaxes(type="log", dtick=1)
+    fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="iterations I (Lemma 2)",
                    title=f"Iterations available vs ε_total (ε0 = {eps0:g})")

@@ -92,16 +92,26 @@ with tab_cur:
                "Bars: the ε each test of that order actually used. A plan below the floor "
                f"({cur.privacy['epsilon_floor']:.3g}, where the Laplace noise's s.d. reaches 1) stops the run "
                "instead of running tests that are coin flips.")
-    st.dataframe([{"order": p["order"], "ε left": p["remaining"], "edges left": p["edges"],
-                   "ε per test used": p["planned"][0], "tests run": (cur.result.tests_per_order[k]
-                                                                      if k < len(cur.result.tests_per_order) else 0)}
+    per_order_sum = {r["order"]: r["epsilon"] for r in cur.privacy["per_order"]}
+    st.dataframe([{"order": p["order"], "ε spent before (tightest valid total)": total - p["remaining"],
+                   "ε left": p["remaining"], "edges left": p["edges"], "ε per test": p["planned"][0],
+                   "tests run": (cur.result.tests_per_order[k] if k < len(cur.result.tests_per_order) else 0),
+                   "Σε of the order's tests": per_order_sum.get(p["order"], 0.0)}
                   for k, p in enumerate(plans)], hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4g") for c in ("ε left", "ε per test used")})
+                 column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                for c in ("ε spent before (tightest valid total)", "ε left", "ε per test",
+                                          "Σε of the order's tests")})
+    st.caption("\"ε spent\" is the tightest valid total of everything released so far, so it is less than the plain "
+               "sum Σε whenever advanced composition is tighter, and the rule that is tightest can change as "
+               "releases accumulate (the per-order advanced bound blows up when ε per test is large).")
+    if not cur.privacy.get("guarantee", True):
+        st.error(f"Not a privacy guarantee: {cur.privacy['guarantee_note']}.", icon=":material/gpp_bad:")
 
 with tab_bounds:
     sens_val = cur.params["sensitivity"]
     st.plotly_chart(vp.lemma1_figure(0.05, beta, beta, sens_val), key="lemma1", width="stretch")
     st.caption(f"T = 0.05, β₁ = β₂ = {beta:g}, Δ = {sens_val:.4g}, c₁ = c₂ = 1 (the reference code's choice). "
+               "With β₁ = β₂ the Type I and Type II curves coincide, so each pair draws as one line. "
                "The bounds never drop below ½ because c = 1 charges the whole coin-flip band as an error; the "
                "dashed exact probabilities, at true p-values 2β·T away from the threshold, show what the noise "
                "really does.")
@@ -134,13 +144,17 @@ with tab_acc:
     for col, res, title in ((left, cur, "CURATE"), (right, priv, "Priv-PC")):
         acc = res.privacy["accounting"]
         col.subheader(title)
-        col.plotly_chart(vp.ledger_totals_figure(acc, res.privacy["rule"]), key=f"acc_{title}", width="stretch")
+        col.caption("Total ε by rule — dark orange: headline; hatched: comparison only")
+        col.plotly_chart(vp.ledger_totals_figure(acc, res.privacy["rule"], with_title=False), key=f"acc_{title}",
+                         width="stretch")
         col.dataframe({"rule": list(acc), "ε": [a["epsilon"] for a in acc.values()],
                        "δ": [a["delta"] for a in acc.values()],
                        "valid": ["yes" if a["valid"] else "comparison only" for a in acc.values()]},
                       hide_index=True, width="stretch",
                       column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
                                      "δ": st.column_config.NumberColumn(format="%.3g")})
-    st.plotly_chart(vp.composition_figure(round_eps, 1e-3), key="composition", width="stretch")
-    st.caption("Advanced composition only beats basic composition after enough releases (k > 2 ln(1/δ′) for "
-               "small ε₀); the valid total is the smaller of the two.")
+    st.plotly_chart(vp.composition_figure(round_eps / 2, 1e-3), key="composition", width="stretch")
+    st.caption(f"Priv-PC's releases are ε₀ = {round_eps / 2:g} each (a sieve or an examine half of a round). "
+               "Advanced composition beats basic composition only when ε₀ is small and the releases are many "
+               "(roughly k > 2 ln(1/δ′)/(1 − (e^ε₀ − 1))²); for ε₀ ≳ 0.7 it never does. The valid total is the "
+               "smaller of the two.")

@@ -194,7 +194,11 @@ if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
 
 with user_errors():
     with st.status(f"Running {algo}…", expanded=False) as status:
-        res = run_discovery(run_key, ds, options=algo_opts or None, **params)
+        try:
+            res = run_discovery(run_key, ds, options=algo_opts or None, **params)
+        except Exception:
+            status.update(label=f"{algo} could not run", state="error")
+            raise
         status.update(label=f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s",
                       state="complete")
 st.session_state["last_run_key"] = run_key
@@ -208,8 +212,10 @@ truth = res.dataset.truth
 m = res.metrics
 cols = st.columns(7 if m else 3)
 if m:
+    empty = not res.cpdag.any()
     cols[0].metric("Skeleton F1", f"{m['skeleton_f1']:.3f}", help=CONVENTIONS["skeleton"])
-    cols[1].metric("Precision", f"{m['skeleton_precision']:.3f}", help=CONVENTIONS["skeleton"])
+    cols[1].metric("Precision", "—" if empty else f"{m['skeleton_precision']:.3f}",
+                   help="No edges were learned, so precision is undefined." if empty else CONVENTIONS["skeleton"])
     cols[2].metric("Recall", f"{m['skeleton_recall']:.3f}", help=CONVENTIONS["skeleton"])
     cols[3].metric("Arc F1", f"{m['arc_f1']:.3f}", help=CONVENTIONS["arc_f1"])
     cols[4].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
@@ -227,6 +233,17 @@ if pv:
     pc4.metric("Budget", "uncapped" if pv["budget"] is None else f"{pv['budget']:g}")
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
+    if not pv.get("guarantee", True):
+        st.error(f"**Not a privacy guarantee.** {pv['guarantee_note']}. The totals are shown for comparison with "
+                 "the paper only.", icon=":material/gpp_bad:")
+    from cgdcore.viz_privacy import noise_rows as _noise_rows
+
+    _rows = _noise_rows(res.result.trace, float(alpha), names)
+    _flips = sum(r["flipped"] for r in _rows)
+    if len(_rows) >= 10 and _flips / len(_rows) > 0.25:
+        st.warning(f"The noise flipped {_flips} of {len(_rows)} test decisions ({_flips / len(_rows):.0%}): at this "
+                   "ε and n the private tests are close to coin flips. Raise ε or the number of rows, or see the "
+                   "Noise vs threshold tab.", icon=":material/casino:")
 if truth is None:
     st.info("This dataset has no known ground truth, so the learned graph is shown alone and no accuracy is "
             "reported.", icon=":material/info:")
@@ -305,7 +322,8 @@ if pv:
                          column_config={c: st.column_config.NumberColumn(format="%.4g")
                                         for c in ("true p", "noisy", "noise", "threshold", "ε")})
         else:
-            st.info("This algorithm released no noisy test values (EM-PC noises its choices, not the tests).",
+            st.info("EM-PC noises its choices, not the tests: it has no noisy test values to show."
+                    if algo == "em-pc" else "The run stopped before its first noisy test, so there is nothing to show.",
                     icon=":material/info:")
 
 with tab_int:

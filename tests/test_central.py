@@ -218,6 +218,34 @@ def test_too_few_rows_for_the_sensitivity_is_a_user_error():
         discover(load_dataset("asia", n=200, seed=0), algo="svt-pc", round_epsilon=1)
 
 
+def test_cap_below_one_round_is_refused():
+    with pytest.raises(UserError, match="smaller than one round"):
+        discover(load_dataset("asia", n=5000, seed=0), algo="priv-pc", round_epsilon=1.0, epsilon=0.5)
+
+
+def test_refused_query_is_not_counted_as_a_test():
+    r = discover(load_dataset("sachs", n=20000, seed=0), algo="priv-pc", round_epsilon=1.0, epsilon=2.0, seed=0)
+    assert r.result.stopped_early
+    assert r.result.n_ci_tests == len([t for t in r.result.trace if t.phase == "skeleton"])
+    assert all(t.stage != "budget" for t in r.result.trace)
+
+
+def test_paper_sensitivity_voids_the_guarantee():
+    r = discover(load_dataset("asia", n=20000, seed=0), algo="curate", epsilon=5.0,
+                 options={"curate_sensitivity": "paper"})
+    assert r.privacy["guarantee"] is False and "not a valid" in r.privacy["guarantee_note"]
+    assert not any(t["valid"] for t in r.privacy["accounting"].values())
+
+
+def test_too_few_rows_message_gives_one_consistent_minimum():
+    msgs = []
+    for n in (10, 100, 300):
+        with pytest.raises(UserError) as e:
+            discover(load_dataset("sachs", n=n, seed=0), algo="svt-pc", round_epsilon=1.0)
+        msgs.append(str(e.value).split("Use at least")[1])
+    assert len(set(msgs)) == 1, msgs
+
+
 def test_private_algorithms_need_a_bounded_sensitivity_test():
     ds = load_dataset("asia", n=1000, seed=0)
     with pytest.raises(UserError, match="kendall"):
@@ -226,7 +254,7 @@ def test_private_algorithms_need_a_bounded_sensitivity_test():
 
 # ------------------------------------------------------------------ budget property
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -235,8 +263,9 @@ from hypothesis import strategies as st  # noqa: E402
        net=st.sampled_from(["asia", "cancer", "earthquake", "survey", "sachs"]),
        budget=st.floats(0.05, 30.0), round_eps=st.floats(0.05, 5.0), seed=st.integers(0, 10_000))
 def test_ledger_never_exceeds_the_budget(algo, net, budget, round_eps, seed):
-    ds = load_dataset(net, n=3000, seed=seed % 7)
     kw = {"round_epsilon": round_eps} if algo in ("svt-pc", "priv-pc", "em-pc") else {}
+    assume(not kw or budget >= round_eps)  # a cap below one round is refused up front (tested below)
+    ds = load_dataset(net, n=3000, seed=seed % 7)
     r = discover(ds, algo=algo, epsilon=budget, seed=seed, **kw)
     led = r.extras["ledger"]
     assert led.filter_total() <= budget * (1 + 1e-9)

@@ -22,14 +22,23 @@ def max_reach(n: int, d: int) -> int:
     return max(min(int(math.floor(math.log2(max(n, 1)))) - 5, d - 2), 0)
 
 
-def check_sensitivity(sens: float, n: int, what: str, c1: float, sided: str) -> None:
+def min_rows(c1: float, sided: str, inflation: float = 1.0) -> int:
+    """Smallest n with inflation·(Φ(c1/√n) − ½)·(2 if two-sided) ≤ MAX_P_SENSITIVITY."""
+    from scipy.stats import norm
+
+    factor = (2.0 if sided == "two" else 1.0) * inflation
+    target = MAX_P_SENSITIVITY / factor
+    if target >= 0.5:
+        return 1
+    return int(math.ceil((c1 / norm.ppf(0.5 + target)) ** 2))
+
+
+def check_sensitivity(sens: float, n: int, what: str, c1: float, sided: str, inflation: float = 1.0) -> None:
     if sens > MAX_P_SENSITIVITY:
-        need = n
-        while kendall_p_sensitivity(need, c1, sided) > MAX_P_SENSITIVITY:
-            need *= 2
+        need = min_rows(c1, sided, inflation)
         raise UserError(
             f"{n} rows are too few for {what}: the p-value sensitivity is {sens:.3g} (more than "
-            f"{MAX_P_SENSITIVITY}), so the noise would drown every decision. Use at least about {need} rows."
+            f"{MAX_P_SENSITIVITY}), so the noise would drown every decision. Use at least {need:,} rows."
         )
 
 
@@ -61,6 +70,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
             notes.append("per-round ε not given: 1.0, the setting of Priv-PC's Table 2")
         round_epsilon = validate_epsilon(round_epsilon, "the per-round ε (--round-epsilon)")
         params["round_epsilon"] = round_epsilon
+        if total is not None and total < round_epsilon:
+            raise UserError(f"the total budget ε={total:g} is smaller than one round (per-round ε={round_epsilon:g}), "
+                            "so not a single round could run; raise the cap or lower the per-round ε.")
         if total is None:
             notes.append("no total budget given: the run is uncapped and reports what it spent")
     elif round_epsilon is not None:
@@ -116,7 +128,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
                              f"≤ {MAX_P_SENSITIVITY}")
         policy = PrivPCPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon, tweak=tweak,
                               ratio=float(ratio))
-        check_sensitivity(policy.sub_sensitivity, policy.m, "Priv-PC's sub-sample", c1, sided)
+        check_sensitivity(policy.sub_sensitivity, n, "Priv-PC's sub-sample", c1, sided, inflation=math.sqrt(ratio))
         ledger.paper_rules["as in paper (advanced composition over K rounds)"] = _k_rule(round_epsilon)
         ledger.paper_rules["as in reference code (sieve and examine composed apart)"] = (
             lambda led: privpc_code_composition(policy.rounds, round_epsilon, led.delta))
@@ -131,6 +143,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         rule = options.pop("leakage", "sound")
         policy = CuratePolicy(test, ledger, rng, alpha, sens, d=d, max_order=max_order, beta1=beta1, beta2=beta2,
                               leakage_rule=rule)
+        if params["curate_sensitivity"] == "paper":
+            ledger.void_guarantee("CURATE's 'paper' sensitivity 0.3627/√n is not a valid worst-case bound, so the "
+                                  "noise is too small for the stated ε")
         params.update({"beta1": beta1, "beta2": beta2, "leakage": rule})
         info["plans"] = policy.plans
         info["epsilon_floor"] = policy.floor

@@ -204,4 +204,4 @@ class CuratePolicy(PrivatePolicy):
             indep, band = False, "keep"
         else:
             indep, band = bool(self.rng.random() < 0.5), "coin"
-        return Decision(indep, r.p_value, r.p_value, noise, noisy, T, eps, f"curate:{band}")
+        return Decision(indep, r.statistic, r.p_value, noise, noisy, T, eps, f"curate:{band}")

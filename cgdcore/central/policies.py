@@ -106,8 +106,8 @@ class PrivatePolicy:
         self.exhausted = True
         self.stop_reason = why
 
-    def _budget_stop(self, eps: float) -> None:
-        self._stop(f"the privacy budget ε={self.ledger.budget:g} is spent: the next release "
+    def _budget_stop(self, eps: float, what: str = "release") -> None:
+        self._stop(f"the privacy budget ε={self.ledger.budget:g} is spent: the next {what} "
                    f"(ε={eps:.3g}) would exceed it; untested edges were kept")
 
     def begin_order(self, order, adjacency):
@@ -161,7 +161,7 @@ class LaplacePolicy(PrivatePolicy):
                            what=f"p({x},{y}|{S})")
         noise = float(laplace_noise(self.rng, scale))
         noisy = r.p_value + noise
-        return Decision(noisy >= self.threshold, r.p_value, r.p_value, noise, noisy, self.threshold, eps, self.stage)
+        return Decision(noisy >= self.threshold, r.statistic, r.p_value, noise, noisy, self.threshold, eps, self.stage)
 
 
 class SVTPolicy(PrivatePolicy):
@@ -183,7 +183,7 @@ class SVTPolicy(PrivatePolicy):
     def decide(self, x, y, S, order):
         eps = self.round_epsilon
         if not self.ledger.can_afford(eps, "svt"):
-            self._budget_stop(eps)
+            self._budget_stop(eps, "sparse-vector round")
             return Decision(False, float("nan"), float("nan"), stage="budget")
         r = self.test(x, y, S)
         threshold = self.svt.noisy_threshold
@@ -193,7 +193,7 @@ class SVTPolicy(PrivatePolicy):
             self.hits += 1
             self.ledger.record("above-threshold", eps, order=order, group="svt", what=f"hit on p({x},{y}|{S})")
             spent = eps
-        return Decision(above, r.p_value, r.p_value, noise, noisy, threshold, spent, self.stage)
+        return Decision(above, r.statistic, r.p_value, noise, noisy, threshold, spent, self.stage)
 
 
 class PrivPCPolicy(PrivatePolicy):
@@ -242,15 +242,17 @@ class PrivPCPolicy(PrivatePolicy):
     def decide(self, x, y, S, order):
         half = self.round_epsilon / 2.0
         if not self.ledger.can_afford(half, "sieve", (half, "examine")):
-            self._budget_stop(self.round_epsilon)
+            self._budget_stop(self.round_epsilon, "sieve-and-examine round (sieve ε/2 + examine ε/2)")
             return Decision(False, float("nan"), float("nan"), stage="budget")
-        p_sub = self.sub_test(x, y, S).p_value
+        sub = self.sub_test(x, y, S)
+        p_sub = sub.p_value
         noise = float(laplace_noise(self.rng, self.query_scale))
         noisy = p_sub + noise
         threshold = self.noisy_threshold
-        p_full = self.test(x, y, S).p_value
+        full = self.test(x, y, S)
+        p_full = full.p_value
         if noisy < threshold:
-            return Decision(False, p_sub, p_full, noise, noisy, threshold, 0.0, "sieve")
+            return Decision(False, sub.statistic, p_full, noise, noisy, threshold, 0.0, "sieve")
         # sieve hit: one round ends; refresh before the examine, whatever its outcome
         self.rounds += 1
         self.ledger.record("sieve (sub-sampled AboveThreshold)", half, order=order, group="sieve",
@@ -260,5 +262,5 @@ class PrivPCPolicy(PrivatePolicy):
                            what=f"examine p({x},{y}|{S})")
         enoise = float(laplace_noise(self.rng, self.examine_scale))
         enoisy = p_full + enoise
-        return Decision(enoisy >= self.threshold, p_full, p_full, enoise, enoisy, self.threshold,
+        return Decision(enoisy >= self.threshold, full.statistic, p_full, enoise, enoisy, self.threshold,
                         self.round_epsilon, "examine")
