@@ -216,32 +216,3 @@ def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - co
             return r, asked
     return -1, asked
 
-
-@njit(cache=True, nogil=True)
-def expm_small(A):  # pragma: no cover - compiled
-    """Matrix exponential by scaling and squaring with a degree-14 Taylor polynomial.
-
-    After scaling, ‖A/2^s‖₁ ≤ ½, where the truncation error is below 0.5¹⁵/15! ≈ 2.3·10⁻¹⁷ relative —
-    at double precision, as accurate as scipy's Padé for the small dense matrices of NOTEARS
-    (checked against scipy.linalg.expm in the tests).
-    """
-    d = A.shape[0]
-    nrm = 0.0
-    for j in range(d):
-        c = 0.0
-        for i in range(d):
-            c += abs(A[i, j])
-        if c > nrm:
-            nrm = c
-    s = 0
-    while nrm > 0.5:
-        nrm *= 0.5
-        s += 1
-    B = A / (2.0 ** s)
-    # Horner: I + B(I + B/2(I + B/3(... (I + B/14))))
-    E = np.eye(d)
-    for k in range(14, 0, -1):
-        E = np.eye(d) + (B @ E) / k
-    for _ in range(s):
-        E = E @ E
-    return E
