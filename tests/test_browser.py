@@ -102,7 +102,7 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     eps = metrics.filter(has_text="ε spent").first.locator("[data-testid='stMetricValue']").inner_text()
     assert float(eps) > 0
     page.get_by_role("tab", name="Privacy ledger").click()
-    expect(page.get_by_text("Total ε under each rule").first).to_be_attached(timeout=30_000)
+    expect(page.get_by_text("Total ε by rule").first).to_be_attached(timeout=30_000)
     expect(page.get_by_text("as in reference code").first).to_be_attached()
     page.get_by_role("tab", name="Noise vs threshold").click()
     expect(page.get_by_text("noisy value compared").first).to_be_attached(timeout=30_000)
