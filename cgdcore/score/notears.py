@@ -27,6 +27,35 @@ def acyclicity(W: np.ndarray) -> tuple[float, np.ndarray]:
     return float(np.trace(E) - W.shape[0]), E.T * W * 2.0
 
 
+def _expm_factory(d: int):
+    """An expm for many d×d calls: scipy's own Padé kernels (pick_pade_structure, pade_UV_calc) with
+    a preallocated workspace, skipping the per-call checks of ``scipy.linalg.expm``. Falls back to
+    the public function if those kernels are not available."""
+    try:
+        from scipy.linalg._matfuncs_expm import pade_UV_calc, pick_pade_structure
+    except ImportError:  # pragma: no cover - other scipy layouts
+        from scipy.linalg import expm
+
+        return expm
+    Am = np.empty((5, d, d))
+
+    def expm_fast(A):
+        if not A.any():
+            return np.eye(d)
+        Am[0] = A
+        m, s = pick_pade_structure(Am)
+        if m < 0 or pade_UV_calc(Am, m) != 0:  # pragma: no cover - allocation/LAPACK failure
+            from scipy.linalg import expm
+
+            return expm(A)
+        E = Am[0].copy()
+        for _ in range(s):
+            E = E @ E
+        return E
+
+    return expm_fast
+
+
 def loss_and_grad_cov(W: np.ndarray, cov: np.ndarray) -> tuple[float, np.ndarray]:
     """ℓ = ½ tr((I − W)ᵀ Σ (I − W)), ∇ℓ = −Σ(I − W)."""
     R = np.eye(W.shape[0]) - W
@@ -78,15 +107,14 @@ class NotearsResult:
 def notears_linear(cov: np.ndarray, *, lambda1: float = 0.1, max_iter: int = 100, h_tol: float = 1e-8,
                    rho_max: float = 1e16, w_threshold: float = 0.3) -> NotearsResult:
     """Linear NOTEARS from the covariance matrix Σ of centred data (see module docstring)."""
-    from scipy.linalg import expm
     from scipy.optimize import minimize
 
     cov = np.asarray(cov, dtype=float)
     d = cov.shape[0]
+    expm = _expm_factory(d)
     off = ~np.eye(d, dtype=bool)
     m = int(off.sum())  # the diagonal is fixed at 0, so only off-diagonal entries are variables
     bounds = [(0, None)] * (2 * m)
-    eye = np.eye(d)
     grad = np.empty(2 * m)
     W = np.zeros((d, d))
 
@@ -98,12 +126,16 @@ def notears_linear(cov: np.ndarray, *, lambda1: float = 0.1, max_iter: int = 100
     def fun(w, rho, alpha):
         # fused loss, acyclicity and gradient: this runs tens of thousands of times
         W[off] = w[:m] - w[m:]
-        R = eye - W
-        SR = cov @ R
+        SR = cov - cov @ W  # Σ(I − W)
         E = expm(W * W)
         h = float(np.trace(E)) - d
-        obj = 0.5 * float(np.vdot(R, SR)) + 0.5 * rho * h * h + alpha * h + lambda1 * w.sum()
-        g = (((rho * h + alpha) * 2.0) * (E.T * W) - SR)[off]
+        loss = 0.5 * (float(np.trace(SR)) - float(np.vdot(W, SR)))
+        obj = loss + 0.5 * rho * h * h + alpha * h + lambda1 * w.sum()
+        G = E.T
+        G *= W
+        G *= (rho * h + alpha) * 2.0
+        G -= SR
+        g = G[off]
         np.add(g, lambda1, out=grad[:m])
         np.subtract(lambda1, g, out=grad[m:])
         return obj, grad.copy()
