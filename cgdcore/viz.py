@@ -156,21 +156,44 @@ def layered_layout(graph: np.ndarray, sweeps: int = 8) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ plotly
+def _edge_path(p0, p1, gap: float):
+    """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers
+    bends sideways at its midpoint so it does not run through the nodes in between."""
+    (x0, y0), (x1, y1) = p0, p1
+    if gap <= 0 or abs(y1 - y0) <= 1.5 * gap:
+        return [(x0, y0), (x1, y1)]
+    dx, dy = x1 - x0, y1 - y0
+    length = float(np.hypot(dx, dy)) or 1.0
+    off = 0.18 * length
+    # perpendicular to the edge, always bending to the right of its direction of travel
+    mx, my = (x0 + x1) / 2 + off * dy / length, (y0 + y1) / 2 - off * dx / length
+    return [(x0, y0), (mx, my), (x1, y1)]
+
+
+def _layer_gap(xy) -> float:
+    ys = np.unique(np.round(np.asarray(xy)[:, 1], 9)) if len(xy) else np.array([])
+    return float(np.min(np.diff(ys))) if len(ys) > 1 else 0.0
+
+
 def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts):
     import plotly.graph_objects as go
 
+    gap = _layer_gap(xy)
     by_kind: dict[str, list[EdgeRow]] = {}
     for r in rows:
         by_kind.setdefault(r.kind, []).append(r)
     for kind, rs in by_kind.items():
         colour, _, dash, _ = STYLE[kind]
         xs, ys, hx, hy, ht = [], [], [], [], []
+        paths = []
         for r in rs:
-            (x0, y0), (x1, y1) = xy[r.source], xy[r.target]
-            xs += [x0, x1, None]
-            ys += [y0, y1, None]
-            hx.append((x0 + x1) / 2)
-            hy.append((y0 + y1) / 2)
+            pts = _edge_path(xy[r.source], xy[r.target], gap)
+            paths.append(pts)
+            xs += [p[0] for p in pts] + [None]
+            ys += [p[1] for p in pts] + [None]
+            mid = pts[1] if len(pts) == 3 else ((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2)
+            hx.append(mid[0])
+            hy.append(mid[1])
             ht.append(r.detail)
         label = LEGEND[kind] + (f" — {counts[kind]}" if counts and kind in counts else "")
         first = kind not in legend_seen
@@ -181,23 +204,31 @@ def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts):
         fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", marker=dict(size=10, color=colour, opacity=0.01),
                                  hovertext=ht, hoverinfo="text", legendgroup=kind, showlegend=False),
                       row=1, col=col)
-        for r in rs:
+        for r, pts in zip(rs, paths):
             if not r.directed:
                 continue
-            (x0, y0), (x1, y1) = xy[r.source], xy[r.target]
+            (x0, y0), (x1, y1) = pts[-2], pts[-1]
             axis = "" if col == 1 else str(col)
             fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref=f"x{axis}", yref=f"y{axis}", axref=f"x{axis}",
                                ayref=f"y{axis}", showarrow=True, arrowhead=3, arrowsize=1.3, arrowwidth=1.6,
-                               arrowcolor=colour, standoff=8, startstandoff=6, text="")
+                               arrowcolor=colour, standoff=8, startstandoff=0 if len(pts) == 3 else 6, text="")
 
 
 def _node_trace(xy, names, hover=None):
     import plotly.graph_objects as go
 
-    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=list(names), textposition="top center",
-                      marker=dict(size=13, color="#FFFFFF", line=dict(color="#333333", width=1.8)),
-                      textfont=dict(size=12, color="#111111"), hovertext=hover or list(names), hoverinfo="text",
+    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", marker=dict(size=13, color="#FFFFFF",
+                      line=dict(color="#333333", width=1.8)), hovertext=hover or list(names), hoverinfo="text",
                       showlegend=False)
+
+
+def _node_labels(fig, xy, names, col):
+    """Node names as annotations to the right of each node, on a white backing so edges never hide them."""
+    axis = "" if col == 1 else str(col)
+    for (x, y), name in zip(xy, names):
+        fig.add_annotation(x=x, y=y, xref=f"x{axis}", yref=f"y{axis}", text=str(name), showarrow=False,
+                           xanchor="left", xshift=9, yshift=9, font=dict(size=12, color="#111111"),
+                           bgcolor="rgba(255,255,255,0.85)", borderpad=1)
 
 
 def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_learned="Learned CPDAG",
@@ -223,10 +254,16 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
                       for i, j in zip(*np.nonzero(np.asarray(true_dag, bool)))]
         _edge_traces(fig, truth_rows, xy, names, 1, True, seen, {"true": len(truth_rows)})
         fig.add_trace(_node_trace(xy, names), row=1, col=1)
+        _node_labels(fig, xy, names, 1)
     _edge_traces(fig, rows, xy, names, ncols, True, seen, counts)
     fig.add_trace(_node_trace(xy, names), row=1, col=ncols)
+    _node_labels(fig, xy, names, ncols)
     nlay = len(set(xy[:, 1].tolist())) if len(xy) else 1
     h = height or int(min(1100, max(380, 95 * nlay + 120)))
+    if len(xy):
+        x0, x1 = float(xy[:, 0].min()), float(xy[:, 0].max())
+        w = max(x1 - x0, 1.0)
+        fig.update_xaxes(range=[x0 - 0.06 * w, x1 + 0.22 * w])  # room for the labels right of the nodes
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     fig.update_layout(height=h, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
