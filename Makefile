@@ -38,6 +38,7 @@ bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/pc.py
 	$(BIN)/python bench/central.py
 	$(BIN)/python bench/score.py
+	$(BIN)/python bench/local.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

@@ -1,0 +1,1 @@
+"""Local differential privacy: mechanisms applied to each record before discovery."""
