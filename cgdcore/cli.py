@@ -48,12 +48,11 @@ def _nonneg_int(name):
 
 
 def _prob(name):
+    number = _finite(name)
+
     def conv(s):
-        try:
-            v = float(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number (got {s!r})") from None
-        if not (0.0 < v < 1.0) or math.isnan(v):
+        v = number(s)
+        if not (0.0 < v < 1.0):
             raise argparse.ArgumentTypeError(f"{name} must be strictly between 0 and 1 (got {s})")
         return v
     return conv

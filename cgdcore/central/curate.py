@@ -25,7 +25,6 @@ from math import comb
 import numpy as np
 
 from cgdcore.accounting import Ledger, advanced_composition_homogeneous, curate_paper_composition
-from cgdcore.central.mechanisms import laplace_noise
 from cgdcore.central.policies import PrivatePolicy, tests_at_order
 from cgdcore.pc import Decision
 
@@ -186,17 +185,12 @@ class CuratePolicy(PrivatePolicy):
 
     def decide(self, x, y, S, order):
         eps = self.eps_i
-        group = f"order {order}"
-        if not self.ledger.can_afford(eps, group):
-            self._budget_stop(eps)
+        released = self._laplace_p(x, y, S, order, eps)
+        if released is None:
             return Decision(False, float("nan"), float("nan"), stage="budget")
-        r = self.test(x, y, S)
-        self.ledger.record("laplace", eps, order=order, group=group, laplace_ratio=1.0 / eps,
-                           what=f"p({x},{y}|{S})")
+        r, noise, noisy = released
         t, _ = self._spent_by_order.get(order, (0, eps))
         self._spent_by_order[order] = (t + 1, eps)
-        noise = float(laplace_noise(self.rng, self.sensitivity / eps))
-        noisy = r.p_value + noise
         T = self.threshold
         if noisy > T * (1 + self.beta2):
             indep, band = True, "delete"

@@ -113,6 +113,19 @@ class PrivatePolicy:
     def begin_order(self, order, adjacency):
         self.order = order
 
+    def _laplace_p(self, x, y, S, order, eps):
+        """One per-order Laplace release of the p-value: (test result, noise, noisy p), or None when
+        the budget refuses it (the policy then stops)."""
+        group = f"order {order}"
+        if not self.ledger.can_afford(eps, group):
+            self._budget_stop(eps)
+            return None
+        r = self.test(x, y, S)
+        self.ledger.record("laplace", eps, order=order, group=group, laplace_ratio=1.0 / eps,
+                           what=f"p({x},{y}|{S})")
+        noise = float(laplace_noise(self.rng, self.sensitivity / eps))
+        return r, noise, r.p_value + noise
+
 
 class LaplacePolicy(PrivatePolicy):
     """Laplace-PC: every CI decision releases p + Lap(Δ/ε_i) (Dwork et al. 2006).
@@ -151,16 +164,10 @@ class LaplacePolicy(PrivatePolicy):
 
     def decide(self, x, y, S, order):
         eps = self.eps_test
-        group = f"order {order}"
-        if not self.ledger.can_afford(eps, group):
-            self._budget_stop(eps)
+        released = self._laplace_p(x, y, S, order, eps)
+        if released is None:
             return Decision(False, float("nan"), float("nan"), stage="budget")
-        r = self.test(x, y, S)
-        scale = self.sensitivity / eps
-        self.ledger.record("laplace", eps, order=order, group=group, laplace_ratio=1.0 / eps,
-                           what=f"p({x},{y}|{S})")
-        noise = float(laplace_noise(self.rng, scale))
-        noisy = r.p_value + noise
+        r, noise, noisy = released
         return Decision(noisy >= self.threshold, r.statistic, r.p_value, noise, noisy, self.threshold, eps, self.stage)
 
 
