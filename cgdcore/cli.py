@@ -132,7 +132,44 @@ def build_parser() -> argparse.ArgumentParser:
                    help="curate-score budget schedule (multiplicative, as in the paper)")
     q.add_argument("--eps0", type=_finite("--eps0"), default=None, help="curate-score initial budget ε0")
     q.add_argument("--clip", type=_finite("--clip"), default=None, help="per-sample gradient clip (2)")
+    g = q.add_argument_group("local privacy (every record privatised before discovery)")
+    g.add_argument("--ldp", metavar="MECH", default=None,
+                   help="local mechanism: krr-cwise, krr-comb, geo-cwise or geo-comb")
+    g.add_argument("--ldp-epsilon", type=_finite("--ldp-epsilon"), default=None,
+                   help="ε of the local mechanism (geometric: per unit of distance)")
+    g.add_argument("--ldp-pmax", type=_prob("--ldp-pmax"), default=None,
+                   help="instead of ε: the chance of guessing a whole record in one try (the paper's privacy level)")
+    g.add_argument("--ldp-seed", type=_nonneg_int("--ldp-seed"), default=None,
+                   help="seed of the privatisation (default: --seed)")
+    g.add_argument("--ldp-bins", type=_positive_int("--ldp-bins"), default=None,
+                   help="equal-width bins for numeric columns before privatising (10)")
+    g.add_argument("--ldp-log", action="store_true", help="bin numeric columns on a log scale (as for Sachs)")
+    g.add_argument("--debias", nargs="?", const="invert", choices=["invert", "ibu"], default=None,
+                   help="PC with channel-aware G/χ² tests: invert the channel (default) or IBU")
+    g.add_argument("--calibration", choices=["bootstrap", "neff"], default=None,
+                   help="de-biased p-values: parametric bootstrap (default) or χ² at the effective n")
+    g.add_argument("--bootstrap", type=_positive_int("--bootstrap"), default=None,
+                   help="bootstrap replicates per de-biased test (99: p-values in steps of 0.01)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
+
+    q = sub.add_parser("privatize", help="privatise every record of a dataset with a local-DP mechanism")
+    src = q.add_mutually_exclusive_group(required=True)
+    src.add_argument("--dataset", help="dataset spec from 'datasets'")
+    src.add_argument("--data", help="a CSV file with a header row")
+    q.add_argument("--n", type=_positive_int("--n"), default=None, help="rows (sample size for networks)")
+    q.add_argument("--mechanism", required=True, help="krr-cwise, krr-comb, geo-cwise or geo-comb")
+    q.add_argument("--epsilon", type=_finite("--epsilon"), default=None,
+                   help="ε of the mechanism (geometric: per unit of distance)")
+    q.add_argument("--p-max", type=_prob("--p-max"), default=None,
+                   help="instead of ε: the chance of guessing a whole record in one try")
+    q.add_argument("--seed", type=_nonneg_int("--seed"), default=0, help="seed of the data and of the noise")
+    q.add_argument("--bins", type=_positive_int("--bins"), default=10,
+                   help="equal-width bins for numeric columns (10)")
+    q.add_argument("--log", action="store_true", help="bin numeric columns on a log scale")
+    q.add_argument("--split", choices=["proportional", "uniform"], default="proportional",
+                   help="k-RR C-wise / Geo C-wise ε split across columns")
+    q.add_argument("--codes", action="store_true", help="write integer codes instead of state labels")
+    q.add_argument("--out", required=True, help="output CSV path ('-' for stdout)")
     return p
 
 
@@ -170,19 +207,8 @@ def _load(args):
 
 
 def cmd_sample(args) -> int:
-    import pandas as pd
-
     ds = _load(args)
-    cols = {}
-    for j, v in enumerate(ds.variables):
-        col = ds.data[:, j]
-        st = ds.states[j]
-        cols[v] = col if (st is None or args.codes) else pd.Categorical.from_codes(col.astype(int), categories=list(st))
-    df = pd.DataFrame(cols)
-    try:
-        df.to_csv(sys.stdout if args.out == "-" else args.out, index=False)
-    except OSError as e:
-        raise UserError(f"cannot write {args.out}: {e.strerror or e}. Choose a writable path.") from None
+    _write_table(ds, args.out, args.codes)
     if args.out != "-":
         print(f"wrote {ds.n} rows × {ds.d} columns of {ds.name} to {args.out}", file=sys.stderr)
     return 0
@@ -206,11 +232,22 @@ def cmd_discover(args) -> int:
                if v is not None}
     if options and args.algo == "pc":
         raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")
+    ldp = None
+    ldp_flags = (args.ldp_epsilon, args.ldp_pmax, args.ldp_seed, args.ldp_bins, args.debias, args.calibration,
+                 args.bootstrap)
+    if args.ldp is None and (any(v is not None for v in ldp_flags) or args.ldp_log):
+        raise UserError("--ldp-epsilon, --ldp-pmax, --debias and the other local-privacy options need --ldp MECH.")
+    if args.ldp is not None:
+        if (args.calibration or args.bootstrap) and not args.debias:
+            raise UserError("--calibration and --bootstrap apply to de-biased tests: add --debias.")
+        ldp = {"mechanism": args.ldp, "epsilon": args.ldp_epsilon, "p_max": args.ldp_pmax, "seed": args.ldp_seed,
+               "bins": args.ldp_bins, "log": args.ldp_log, "debias": args.debias, "calibration": args.calibration,
+               "n_boot": args.bootstrap}
     ds = _load(args)
     res = discover(ds, algo=args.algo, ci_test=args.ci_test, alpha=args.alpha, variant=args.variant,
                    orientation=args.orientation, max_order=args.max_order, kendall_sided=args.kendall_sided,
                    bins=args.bins, epsilon=args.epsilon, round_epsilon=args.round_epsilon, delta=args.delta,
-                   seed=args.seed if args.noise_seed is None else args.noise_seed, options=options)
+                   seed=args.seed if args.noise_seed is None else args.noise_seed, options=options, ldp=ldp)
     out = res.to_json()
     if args.json:
         print(json.dumps(out, indent=2))
@@ -224,7 +261,10 @@ def cmd_discover(args) -> int:
         m = out["metrics"]
         print(f"skeleton P/R/F1 {m['skeleton_precision']:.3f}/{m['skeleton_recall']:.3f}/{m['skeleton_f1']:.3f}  "
               f"arc F1 {m['arc_f1']:.3f}  SHD {m['shd']}  (truth: {out['truth']['name']})")
-    if out["privacy"]:
+    if out["privacy"] and out["privacy"].get("model") == "local":
+        pv = out["privacy"]
+        print(_local_summary(pv))
+    elif out["privacy"]:
         pv = out["privacy"]
         cap = "uncapped" if pv["budget"] is None else f"budget ε={pv['budget']:g}"
         print(f"privacy: ε={pv['epsilon']:.4g}, δ={pv['delta']:.3g} ({pv['rule']} composition of "
@@ -240,7 +280,43 @@ def cmd_discover(args) -> int:
     return 0
 
 
-COMMANDS = {"datasets": cmd_datasets, "sample": cmd_sample, "discover": cmd_discover}
+def _local_summary(pv: dict) -> str:
+    exact = "" if pv["epsilon_exact"] else " (upper bound)"
+    return (f"local privacy: {pv['mechanism']} at {pv['parameter']} = {pv['value']:g}; true ε-LDP per record "
+            f"{pv['epsilon']:.4g}{exact}; chance of guessing a whole record {pv['vulnerability']:.4g}")
+
+
+def _write_table(ds, path: str, codes: bool) -> None:
+    import pandas as pd
+
+    cols = {}
+    for j, v in enumerate(ds.variables):
+        col = ds.data[:, j]
+        st = ds.states[j]
+        cols[v] = col if (st is None or codes) else pd.Categorical.from_codes(col.astype(int), categories=list(st))
+    try:
+        pd.DataFrame(cols).to_csv(sys.stdout if path == "-" else path, index=False)
+    except OSError as e:
+        raise UserError(f"cannot write {path}: {e.strerror or e}. Choose a writable path.") from None
+
+
+def cmd_privatize(args) -> int:
+    from .local.privatize import privatize
+
+    if args.data and args.n is not None:
+        raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
+    ds = _load(args)
+    priv, release = privatize(ds, args.mechanism, epsilon=args.epsilon, p_max=args.p_max, seed=args.seed,
+                              split=args.split, bins=args.bins, log=args.log)
+    _write_table(priv, args.out, args.codes)
+    msg = _local_summary(release.privacy())
+    print(msg, file=sys.stderr)
+    if args.out != "-":
+        print(f"wrote {priv.n} privatised rows × {priv.d} columns to {args.out}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"datasets": cmd_datasets, "sample": cmd_sample, "discover": cmd_discover, "privatize": cmd_privatize}
 
 
 def main(argv=None) -> int:

@@ -172,6 +172,7 @@ def discover(
     delta: float | None = None,
     seed: int | None = 0,
     options: Mapping[str, Any] | None = None,
+    ldp: Mapping[str, Any] | None = None,
 ) -> Discovery:
     """Learn a CPDAG from ``dataset`` with algorithm ``algo`` and score it against the truth.
 
@@ -189,6 +190,12 @@ def discover(
     constant, 6), ``tweak`` (Priv-PC t, 0.02), ``subsample_ratio`` (Priv-PC n/m, optimal when
     None), ``curate_sensitivity`` ("conservative"/"paper"), ``leakage`` ("sound"/"paper"),
     ``beta1``/``beta2`` (0.2), ``max_flip_steps`` (EM-PC).
+
+    Local privacy (``ldp``): a mapping with ``mechanism`` (see ``cgdcore.local.MECHANISMS``),
+    ``epsilon`` or ``p_max``, and optionally ``seed`` (default ``seed``), ``bins`` (equal-width
+    bins for numeric columns, 10), ``log``, ``split``, ``debias`` (None, "invert" or "ibu"),
+    ``calibration`` ("bootstrap" or "neff") and ``n_boot`` (99). Every record is privatised
+    first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G/χ² test.
     """
     from .citests import make_ci_test, suffstats_for
     from .metrics import evaluate
@@ -196,9 +203,16 @@ def discover(
 
     if algo not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
+    release = None
+    if ldp is not None:
+        dataset, release, debias = _privatise_for(dataset, algo, ci_test, dict(ldp), seed)
+        if debias is not None:
+            return _discover_debiased(dataset, release, debias, ci_test=ci_test, alpha=alpha, variant=variant,
+                                      orientation=orientation, max_order=max_order, progress=progress,
+                                      seed=seed if debias.get("seed") is None else debias["seed"])
     if algo in SCORE_ALGORITHMS:
-        return _discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed, options=options,
-                               round_epsilon=round_epsilon)
+        return _with_release(_discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed,
+                                             options=options, round_epsilon=round_epsilon), release)
     private = algo in PRIVATE_ALGORITHMS
     defaults = ALGO_DEFAULTS[algo]
     alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
@@ -260,8 +274,97 @@ def discover(
         privacy.update(info)
         extras["ledger"] = ledger
         extras["policy"] = policy
-    return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
-                     seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy, extras=extras)
+    return _with_release(Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
+                                   seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
+                                   extras=extras), release)
+
+
+_LDP_KEYS = {"mechanism", "epsilon", "p_max", "seed", "bins", "log", "split", "debias", "calibration", "n_boot"}
+
+
+def _privatise_for(dataset: Dataset, algo: str, ci_test, ldp: dict, seed):
+    """Privatise ``dataset`` as ``ldp`` asks; returns (privatised, release, debias options or None)."""
+    from .local.debias import CALIBRATIONS, DEBIAS_METHODS, DEBIASED_TESTS
+    from .local.privatize import DEFAULT_BINS, privatize
+
+    extra = set(ldp) - _LDP_KEYS
+    if extra:
+        raise UserError(f"unknown local-privacy option(s) {sorted(extra)}; allowed: {', '.join(sorted(_LDP_KEYS))}.")
+    if algo in PRIVATE_ALGORITHMS or algo in ("noleaks", "curate-score"):
+        raise UserError(f"local privacy already protects every record, so the discovery after it is post-processing "
+                        f"and needs no budget: use --algo pc (or notears) with --ldp, not {algo}.")
+    debias = ldp.get("debias")
+    if debias is not None:
+        if debias not in DEBIAS_METHODS:
+            raise UserError(f"--debias must be one of {', '.join(DEBIAS_METHODS)}; got {debias!r}.")
+        if algo != "pc":
+            raise UserError("de-biased CI tests serve PC; use --algo pc with --debias.")
+        if ci_test is not None and ci_test not in DEBIASED_TESTS:
+            raise UserError(f"de-biased tests exist for {', '.join(DEBIASED_TESTS)} (they invert the channel on "
+                            f"contingency tables); got --ci-test {ci_test}.")
+        cal = ldp.get("calibration") or "bootstrap"
+        if cal not in CALIBRATIONS:
+            raise UserError(f"calibration must be one of {', '.join(CALIBRATIONS)}; got {cal!r}.")
+    bins = ldp.get("bins") or DEFAULT_BINS
+    if isinstance(bins, bool) or not isinstance(bins, int) or not 2 <= bins <= 64:
+        raise UserError(f"bins for local privatisation must be a whole number from 2 to 64; got {bins!r}.")
+    pseed = seed if ldp.get("seed") is None else ldp["seed"]
+    priv, release = privatize(dataset, ldp.get("mechanism"), epsilon=ldp.get("epsilon"), p_max=ldp.get("p_max"),
+                              seed=pseed, split=ldp.get("split") or "proportional", bins=bins,
+                              log=bool(ldp.get("log")))
+    if debias is None:
+        return priv, release, None
+    if not release.debias_supported():
+        release.marginal_channel([0])  # raises the explanation
+    return priv, release, {"method": debias, "calibration": ldp.get("calibration") or "bootstrap",
+                           "n_boot": int(ldp.get("n_boot") or 99), "seed": None}
+
+
+def _with_release(disc: Discovery, release) -> Discovery:
+    """Attach a local release: its privacy object, its notes and the ``ldp`` params."""
+    if release is None:
+        return disc
+    params = dict(disc.params)
+    params["ldp"] = {"mechanism": release.mechanism, release.parameter: release.value}
+    extras = dict(disc.extras)
+    extras["release"] = release
+    return Discovery(dataset=disc.dataset, algorithm=disc.algorithm, params=params, result=disc.result,
+                     metrics=disc.metrics, seconds=disc.seconds, notes=disc.notes, privacy=release.privacy(),
+                     extras=extras)
+
+
+def _discover_debiased(dataset: Dataset, release, debias: dict, *, ci_test, alpha, variant, orientation, max_order,
+                       progress, seed) -> Discovery:
+    """PC with the channel-aware test on privatised data (cgdcore.local.debias)."""
+    from .local.debias import DebiasedStats, DebiasedTest
+    from .metrics import evaluate
+    from .pc import PValuePolicy, pc
+
+    alpha = validate_alpha(0.05 if alpha is None else alpha)
+    ci_test = ci_test or "g2"
+    if max_order is not None and max_order > dataset.d - 2:
+        max_order = dataset.d - 2
+    t0 = time.perf_counter()
+    if dataset.n < 5:
+        raise UserError(f"the data has only {dataset.n} rows; causal discovery needs at least 5 (more is better).")
+    stats = DebiasedStats(np.asarray(dataset.data), release, debias["method"])
+    test = DebiasedTest(ci_test, stats, calibration=debias["calibration"], n_boot=debias["n_boot"], seed=seed)
+    params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
+              "max_order": max_order, "debias": debias["method"], "calibration": debias["calibration"]}
+    if debias["calibration"] == "bootstrap":
+        params["n_boot"] = debias["n_boot"]
+    result = pc(PValuePolicy(test, alpha), dataset.variables, variant=variant, orientation=orientation,
+                max_order=max_order, progress=progress, params=params)
+    metrics = evaluate(result.cpdag, dataset.truth) if dataset.truth is not None else None
+    notes = list(dataset.notes)
+    notes.append(f"de-biased {ci_test} test: true tables estimated by channel "
+                 f"{'inversion + simplex projection' if debias['method'] == 'invert' else 'IBU (EM)'}, p-values by "
+                 f"{'parametric bootstrap (' + str(debias['n_boot']) + ' replicates)' if debias['calibration'] == 'bootstrap' else 'χ² at the effective sample size'}")
+    if test.n_untestable:
+        notes.append(f"{test.n_untestable} test(s) had too many cells for the bootstrap and kept their edge")
+    disc = Discovery(dataset=dataset, algorithm="pc", params=params, result=result, metrics=metrics,
+                     seconds=time.perf_counter() - t0, notes=tuple(notes), extras={"test": test})
+    return _with_release(disc, release)
 
 
 def _discover_score(dataset: Dataset, algo: str, *, epsilon, delta, seed, options, round_epsilon) -> Discovery:

@@ -3,6 +3,8 @@
 * :func:`reachable_kernel` — reachable-nodes search for d-separation (Koller & Friedman
   2009, Alg. 3.1), used by the oracle policy.
 * :func:`greedy_flip_steps` — EM-PC's greedy "records to remove to flip a G-test" search.
+* :func:`krr_cells`, :func:`geometric_cells`, :func:`geometric_rows` — local-DP privatisation of
+  a whole (n, d) code matrix in one pass (k-RR; bounded geometric per column or per row).
 """
 from __future__ import annotations
 
@@ -216,3 +218,167 @@ def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - co
             return r, asked
     return -1, asked
 
+
+
+
+@njit(cache=True, nogil=True)
+def _geo_draw(xj, kj, ri, uij):  # pragma: no cover - compiled
+    """One bounded geometric draw: P[y | x] ∝ r^{|y − x|} on 0..k − 1, by the inverse CDF.
+
+    The normaliser is the closed form of seed_ldp.md §2.2; the walk goes outward from x
+    (x, x − 1, x + 1, x − 2, …), so few steps are needed when r is small.
+    """
+    if ri <= 0.0:
+        return xj
+    total = (1.0 - ri ** (xj + 1)) / (1.0 - ri) + (ri - ri ** (kj - xj)) / (1.0 - ri)
+    t = uij * total
+    acc = 1.0
+    if acc > t:
+        return xj
+    last = xj
+    w = 1.0
+    step = 1
+    while True:
+        w *= ri
+        lo = xj - step
+        hi = xj + step
+        if lo < 0 and hi >= kj:
+            return last  # rounding left t at the very end of the total
+        if lo >= 0:
+            acc += w
+            last = lo
+            if acc > t:
+                return lo
+        if hi < kj:
+            acc += w
+            last = hi
+            if acc > t:
+                return hi
+        step += 1
+
+
+@njit(cache=True, nogil=True)
+def geometric_rows(x, k, r, u, out):  # pragma: no cover - compiled
+    """Bounded geometric draw for every cell with one ratio r[i] = e^{−ε_i} per row (Geo Comb, L1)."""
+    n, d = x.shape
+    for i in range(n):
+        for j in range(d):
+            out[i, j] = _geo_draw(x[i, j], k[j], r[i], u[i, j])
+
+
+@njit(cache=True, nogil=True)
+def geometric_cells(x, k, rtab, u, out):  # pragma: no cover - compiled
+    """Bounded geometric draw for every cell with ratio rtab[j, x] per column and input (Geo C-wise)."""
+    n, d = x.shape
+    for i in range(n):
+        for j in range(d):
+            xj = x[i, j]
+            out[i, j] = _geo_draw(xj, k[j], rtab[j, xj], u[i, j])
+
+
+@njit(cache=True, nogil=True)
+def krr_cells(x, k, p, u, out):  # pragma: no cover - compiled
+    """k-RR on every cell: keep x[i, j] if u < p[j], else the ⌊(u − p)/(1 − p)·(k − 1)⌋-th other value."""
+    n, d = x.shape
+    for i in range(n):
+        for j in range(d):
+            xj = x[i, j]
+            uij = u[i, j]
+            pj = p[j]
+            if uij < pj:
+                out[i, j] = xj
+            else:
+                o = int((uij - pj) / (1.0 - pj) * (k[j] - 1))
+                if o > k[j] - 2:
+                    o = k[j] - 2
+                out[i, j] = o + 1 if o >= xj else o
+
+
+@njit(cache=True, nogil=True)
+def _project_simplex_inplace(v, buf):  # pragma: no cover - compiled
+    """Euclidean projection of v onto the probability simplex (Duchi et al. 2008, Fig. 1)."""
+    m = v.shape[0]
+    for i in range(m):
+        buf[i] = v[i]
+    buf.sort()
+    css = 0.0
+    theta = 0.0
+    for j in range(m):  # descending order: buf[m - 1 - j]
+        u = buf[m - 1 - j]
+        css += u
+        t = (css - 1.0) / (j + 1)
+        if u - t > 0:
+            theta = t
+    for i in range(m):
+        w = v[i] - theta
+        v[i] = w if w > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def debias_boot_stats(Q, dims, inv, krr_pq, pearson, n, out):  # pragma: no cover - compiled
+    """The de-biased bootstrap's statistic for every replicate row of Q (B, cells).
+
+    Each row is a report-frequency table over axes ``dims`` = (k_x, k_y, k_s1, …) in C order.
+    It is mapped back to an estimate of the true table — per axis a, t'[.., y, ..] =
+    Σ_x t[.., x, ..] inv[a, x, y] (product channels), or (t − q′)/(p′ − q′) when
+    ``krr_pq[0] > 0`` (k-RR Comb) — projected onto the simplex, and scored with the stratified
+    G (or Pearson χ² when ``pearson``) at sample size n: cgdcore.local.debias, vectorised there.
+    """
+    B, C = Q.shape
+    m = dims.shape[0]
+    kx = dims[0]
+    ky = dims[1]
+    K = C // (kx * ky)
+    for b in range(B):  # serial: numba's default thread pool is not safe under a threaded server
+        t = np.empty(C)
+        tmp = np.empty(C)
+        buf = np.empty(C)
+        r = np.empty(kx)
+        c = np.empty(ky)
+        for i in range(C):
+            t[i] = Q[b, i]
+        if krr_pq[0] > 0:
+            for i in range(C):
+                t[i] = (t[i] - krr_pq[1]) / (krr_pq[0] - krr_pq[1])
+        else:
+            post = C
+            for a in range(m):
+                k = dims[a]
+                post //= k
+                pre = C // (post * k)
+                for p in range(pre):
+                    for q in range(post):
+                        base = p * k * post + q
+                        for y in range(k):
+                            acc = 0.0
+                            for x in range(k):
+                                acc += t[base + x * post] * inv[a, x, y]
+                            tmp[base + y * post] = acc
+                for i in range(C):
+                    t[i] = tmp[i]
+        _project_simplex_inplace(t, buf)
+        stat = 0.0
+        for s in range(K):
+            tot = 0.0
+            for x in range(kx):
+                r[x] = 0.0
+            for y in range(ky):
+                c[y] = 0.0
+            for x in range(kx):
+                for y in range(ky):
+                    o = t[(x * ky + y) * K + s]
+                    r[x] += o
+                    c[y] += o
+                    tot += o
+            if tot <= 0:
+                continue
+            for x in range(kx):
+                for y in range(ky):
+                    o = n * t[(x * ky + y) * K + s]
+                    e = n * r[x] * c[y] / tot
+                    if pearson:
+                        if e > 0:
+                            stat += (o - e) * (o - e) / e
+                    elif o > 0:
+                        stat += 2.0 * o * np.log(o / e)
+        out[b] = stat if stat > 0 else 0.0

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import warnings
@@ -280,8 +281,32 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = None) -> Dataset:
+def _uniform_bins(x: np.ndarray, bins: int, name: str, log: bool) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Equal-width bins over [min, max] (of log x when ``log``); every bin is kept, even if empty."""
+    if log:
+        if np.any(x <= 0):
+            raise UserError(f"column {name!r} has values ≤ 0, so it cannot be binned on a log scale; "
+                            "use equal-width bins on the raw values.")
+        x = np.log(x)
+    lo, hi = float(x.min()), float(x.max())
+    if hi == lo:
+        return np.zeros(len(x), dtype=np.int64), ("[" + _fmt(math.exp(lo) if log else lo) + "]",)
+    code = np.minimum(bins - 1, np.floor(bins * (x - lo) / (hi - lo))).astype(np.int64)
+    edges = np.linspace(lo, hi, bins + 1)
+    if log:
+        edges = np.exp(edges)
+    labels = tuple(f"b{i + 1} [{_fmt(edges[i])}, {_fmt(edges[i + 1])}{']' if i == bins - 1 else ')'}"
+                   for i in range(bins))
+    return code, labels
+
+
+def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = None,
+               method: str = "quantile") -> Dataset:
     """Cut numeric columns into ``bins`` quantile bins (equal-frequency), returning a new Dataset.
+
+    ``method="uniform"`` cuts [min, max] into equal-width bins instead, bin = min(k − 1,
+    ⌊k(x − min)/(max − min)⌋) (Binkyte et al. 2024 §3: quantiles would leak the distribution);
+    ``"uniform-log"`` does that to log x (positive columns only), as for Sachs in that paper.
 
     Edges are the empirical quantiles at 0, 1/bins, ..., 1; duplicate edges (heavy ties) are
     merged, so a column may get fewer bins. Bin i is ``[e_i, e_{i+1})`` and the last is closed;
@@ -291,6 +316,8 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
     """
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not 2 <= bins <= 64:
         raise UserError(f"bins must be a whole number from 2 to 64, got {bins!r}")
+    if method not in ("quantile", "uniform", "uniform-log"):
+        raise UserError(f"discretisation must be 'quantile', 'uniform' or 'uniform-log'; got {method!r}")
     names = list(dataset.variables)
     if columns is None:
         targets = [j for j, s in enumerate(dataset.states) if s is None]
@@ -303,6 +330,9 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
     arrays = [dataset.data[:, j] for j in range(dataset.d)]
     for j in targets:
         x = np.asarray(dataset.data[:, j], dtype=np.float64)
+        if method != "quantile":
+            arrays[j], states[j] = _uniform_bins(x, bins, names[j], method == "uniform-log")
+            continue
         values = np.unique(x)
         if values.size <= bins:  # few distinct values (constant, small integers): one bin per value
             arrays[j] = np.searchsorted(values, x)
@@ -315,7 +345,8 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
                           for i in range(k))
     notes = dataset.notes
     if targets:
-        notes = notes + (f"discretised {', '.join(names[j] for j in targets)} into {bins} quantile bins",)
+        kind = {"quantile": "quantile", "uniform": "equal-width", "uniform-log": "equal-width (log scale)"}[method]
+        notes = notes + (f"discretised {', '.join(names[j] for j in targets)} into {bins} {kind} bins",)
     data = _stack(arrays, states, dataset.n)
     return Dataset(name=dataset.name, variables=dataset.variables, data=data, states=tuple(states),
                    truth=dataset.truth, truth_name=dataset.truth_name, source=dataset.source,

@@ -23,8 +23,9 @@ import numpy as np
 from cgdcore import UserError
 
 __all__ = ["krr_keep_probability", "krr", "split_budget", "krr_cwise", "krr_comb", "geometric_sum",
-           "geometric_epsilons_for_pmax", "geometric_channel", "geometric_sample", "geo_cwise", "geo_comb",
-           "krr_channel", "channel_epsilon", "bayes_vulnerability"]
+           "geometric_epsilons_for_pmax", "geometric_channel", "geo_cwise", "geo_comb",
+           "krr_channel", "channel_epsilon", "bayes_vulnerability", "cwise_pmax_split", "geo_cwise_epsilons",
+           "geo_comb_epsilon"]
 
 
 def _check_eps(eps, what="ε") -> float:
@@ -42,7 +43,11 @@ def _check_codes(data: np.ndarray, arities) -> tuple[np.ndarray, np.ndarray]:
         raise UserError(f"data must be a 2-D array with one column per arity; got shape {data.shape}.")
     if np.any(ar < 2):
         raise UserError("every privatised column needs at least 2 categories.")
-    return data.astype(np.int64, copy=False), ar
+    if data.dtype.kind not in "iu":
+        data = data.astype(np.int64)
+    if data.size and (data.min() < 0 or np.any(data.max(axis=0) >= ar)):
+        raise UserError("codes must lie in 0..k−1 for each column's number of categories k.")
+    return data, ar
 
 
 # ------------------------------------------------------------------------------ k-RR
@@ -82,15 +87,20 @@ def split_budget(eps: float, arities, mode: str = "proportional") -> np.ndarray:
     raise UserError(f"budget split must be 'proportional' or 'uniform'; got {mode!r}.")
 
 
+def _uniforms(rng: np.random.Generator, shape) -> np.ndarray:
+    return rng.random(shape)
+
+
 def krr_cwise(data, arities, eps: float, rng: np.random.Generator, split: str = "proportional"):
     """k-RR on every column with ε_i from :func:`split_budget` (sequential composition: ε-LDP per record)."""
+    from cgdcore.kernels import krr_cells
+
     data, ar = _check_codes(data, arities)
     eps_i = split_budget(eps, ar, split)
-    cols = np.ascontiguousarray(data.T)  # one contiguous row per attribute
-    out = np.empty_like(cols)
-    for j in range(cols.shape[0]):
-        out[j] = krr(cols[j], int(ar[j]), float(eps_i[j]), rng)
-    return out.T, {"epsilons": eps_i}
+    p = np.array([krr_keep_probability(float(e), int(k)) for e, k in zip(eps_i, ar)])
+    out = np.empty_like(data)
+    krr_cells(data, ar, p, _uniforms(rng, data.shape), out)
+    return out, {"epsilons": eps_i, "keep_probabilities": p}
 
 
 def krr_comb(data, arities, eps: float, rng: np.random.Generator):
@@ -111,14 +121,15 @@ def krr_comb(data, arities, eps: float, rng: np.random.Generator):
 
 
 # ------------------------------------------------------------------------ geometric
-def geometric_sum(x, k: int, eps) -> np.ndarray:
-    """S_x(ε) = Σ_{y=0}^{k−1} e^{−ε|y−x|} in closed form (seed_ldp.md §2.2), vectorised over x and ε."""
+def geometric_sum(x, k, eps) -> np.ndarray:
+    """S_x(ε) = Σ_{y=0}^{k−1} e^{−ε|y−x|} in closed form (seed_ldp.md §2.2), vectorised over x, k and ε."""
     x = np.asarray(x, dtype=float)
+    k = np.asarray(k, dtype=float)
     eps = np.asarray(eps, dtype=float)
     r = np.exp(-eps)
     with np.errstate(divide="ignore", invalid="ignore"):
         s = (1 - r ** (x + 1)) / (1 - r) + (r - r ** (k - x)) / (1 - r)
-    return np.where(eps < 1e-12, float(k), s)
+    return np.where(eps < 1e-12, k, s)
 
 
 def _bisect(fun, target, lo, hi, iters=80):
@@ -158,91 +169,152 @@ def geometric_channel(k: int, eps_x) -> np.ndarray:
     return C / C.sum(axis=1, keepdims=True)
 
 
-def _sample_rows(cdf_rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw per row from the categorical with the given cumulative distribution rows."""
-    u = rng.random(cdf_rows.shape[0])
-    return np.minimum((u[:, None] > cdf_rows).sum(axis=1), cdf_rows.shape[1] - 1)
+def _check_one_of(p_max, eps):
+    if (p_max is None) == (eps is None):
+        raise UserError("give exactly one of p_max and ε for the geometric mechanism.")
 
 
-def geometric_sample(x: np.ndarray, k: int, eps_x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Bounded geometric draws for codes x with per-row ε (any shape broadcastable to x)."""
-    x = np.asarray(x, dtype=np.int64)
-    eps = np.broadcast_to(np.asarray(eps_x, dtype=float), x.shape)
-    d = np.abs(np.arange(k)[None, :] - x[:, None])
-    w = np.exp(-eps[:, None] * d)
-    cdf = np.cumsum(w, axis=1)
-    cdf /= cdf[:, -1:]
-    return _sample_rows(cdf, rng)
+def cwise_pmax_split(p_max: float, arities) -> np.ndarray:
+    """p_max,i = P^{ln k_i/Σ ln k_j}: the whole record is guessed with probability P = Π p_max,i
+    (seed_ldp.md §2.3 resolution; P^{1/d} for equal domains)."""
+    ar = np.asarray(arities, dtype=float)
+    _check_pmax(p_max, float(np.prod(ar)))
+    logs = np.log(ar)
+    return p_max ** (logs / logs.sum())
 
 
-def _sample_channel(x: np.ndarray, C: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One draw per row from row x of the channel C, by a single searchsorted over the stacked
-    row CDFs (row x shifted to [x, x + 1])."""
-    k = C.shape[0]
-    cdf = np.cumsum(C, axis=1)
-    cdf /= cdf[:, -1:]
-    flat = (cdf + np.arange(k)[:, None]).ravel()
-    idx = np.searchsorted(flat, x + rng.random(x.shape), side="right")
-    return np.minimum(idx - x * k, k - 1)
+def geo_cwise_epsilons(arities, *, p_max: float | None = None, eps: float | None = None) -> list[np.ndarray]:
+    """Per column, ε_x for every input x: fixed-p_max (bisection) or ε split ∝ k_i."""
+    _check_one_of(p_max, eps)
+    ar = np.asarray(arities, dtype=np.int64)
+    if p_max is not None:
+        pm = cwise_pmax_split(p_max, ar)
+        return [geometric_epsilons_for_pmax(int(k), float(q)) for k, q in zip(ar, pm)]
+    return [np.full(int(k), float(e)) for k, e in zip(ar, split_budget(eps, ar))]
 
 
 def geo_cwise(data, arities, rng: np.random.Generator, *, p_max: float | None = None, eps: float | None = None):
     """Bounded geometric on every column.
 
-    ``p_max``: the whole record is guessed with probability P = p_max, split as
-    p_max,i = P^{ln k_i/Σ ln k_j} (= P^{1/d} for equal domains; seed_ldp.md §2.3); each column
-    then uses its own fixed-p_max ε_x. ``eps``: fixed ε split in proportion to the domain sizes.
+    ``p_max``: the whole record is guessed with probability P = p_max, split by
+    :func:`cwise_pmax_split`; each column then uses its own fixed-p_max ε_x. ``eps``: fixed ε
+    split in proportion to the domain sizes.
     """
+    from cgdcore.kernels import geometric_cells
+
     data, ar = _check_codes(data, arities)
-    if (p_max is None) == (eps is None):
-        raise UserError("give exactly one of p_max and ε for the geometric mechanism.")
-    cols = np.ascontiguousarray(data.T)
-    out = np.empty_like(cols)
-    info: dict = {}
+    eps_x = geo_cwise_epsilons(ar, p_max=p_max, eps=eps)
+    rtab = np.zeros((len(ar), int(ar.max())))
+    for j, e in enumerate(eps_x):
+        rtab[j, :len(e)] = np.exp(-e)
+    out = np.empty_like(data)
+    geometric_cells(data, ar, rtab, _uniforms(rng, data.shape), out)
+    info = {"epsilon_x": eps_x}
     if p_max is not None:
-        _check_pmax(p_max, float(np.prod(ar.astype(float))))
-        logs = np.log(ar.astype(float))
-        pm = p_max ** (logs / logs.sum())
-        info["p_max_per_column"] = pm
-        for j in range(cols.shape[0]):
-            ex = geometric_epsilons_for_pmax(int(ar[j]), float(pm[j]))
-            out[j] = _sample_channel(cols[j], geometric_channel(int(ar[j]), ex), rng)
+        info["p_max_per_column"] = cwise_pmax_split(p_max, ar)
     else:
-        eps_i = split_budget(eps, ar)
-        info["epsilons"] = eps_i
-        for j in range(cols.shape[0]):
-            out[j] = _sample_channel(cols[j], geometric_channel(int(ar[j]), eps_i[j]), rng)
-    return out.T, info
+        info["epsilons"] = split_budget(eps, ar)
+    return out, info
+
+
+def _edge_classes(ar: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (k, e) pairs, e = distance of a code to the nearer border, e ≤ ⌊(k−1)/2⌋.
+
+    S_x(ε) = Π_i S_{x_i}(ε; k_i) depends on x only through the multiset of (k_i, e_i), and so
+    does the farthest L1 distance Σ_i (k_i − 1 − e_i): tuples with equal multisets share ε_x.
+    Returns (k per class, e per class, class id table [column, code]).
+    """
+    pairs = sorted({(int(k), min(c, int(k) - 1 - c)) for k in ar for c in range(int(k))})
+    ids = {p: i for i, p in enumerate(pairs)}
+    table = np.zeros((len(ar), int(ar.max())), dtype=np.int64)
+    for j, k in enumerate(ar):
+        for c in range(int(k)):
+            table[j, c] = ids[(int(k), min(c, int(k) - 1 - c))]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]), table
+
+
+def _comb_pmax_epsilons(class_rows: np.ndarray, ck: np.ndarray, ce: np.ndarray, p_max: float) -> np.ndarray:
+    """ε_x with Π_i S_{e_i}(ε; k_i) = 1/p_max for each row of class ids (one bisection, vectorised)."""
+    def total(e):
+        s = np.ones(len(class_rows))
+        for j in range(class_rows.shape[1]):
+            c = class_rows[:, j]
+            s = s * geometric_sum(ce[c], ck[c], e)
+        return s
+
+    n = len(class_rows)
+    return _bisect(total, 1.0 / p_max, np.zeros(n), np.full(n, 60.0))
 
 
 def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = None, eps: float | None = None):
     """One L1 bounded geometric on the product grid: P[y | x] ∝ e^{−ε_x Σ_i |y_i − x_i|}.
 
     The sum factorises over attributes, so S_x(ε) = Π_i S_{x_i}(ε; k_i) and coordinates are drawn
-    independently with the tuple's common ε_x (found per distinct tuple by bisection in p_max mode).
+    independently with the tuple's common ε_x. In p_max mode ε_x is found by bisection once per
+    distinct multiset of border distances (see :func:`_edge_classes`), not per tuple.
     """
+    from cgdcore.kernels import geometric_rows
+
     data, ar = _check_codes(data, arities)
-    if (p_max is None) == (eps is None):
-        raise UserError("give exactly one of p_max and ε for the geometric mechanism.")
+    _check_one_of(p_max, eps)
     if p_max is not None:
         _check_pmax(p_max, float(np.prod(ar.astype(float))))
-        uniq, inv = np.unique(data, axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
-
-        def total(e):
-            s = np.ones(len(uniq))
+        ck, ce, table = _edge_classes(ar)
+        classes = np.sort(table[np.arange(len(ar))[None, :], data], axis=1)
+        base = len(ck)
+        if base ** len(ar) < 2**62:
+            key = np.zeros(len(data), dtype=np.int64)
             for j in range(len(ar)):
-                s = s * geometric_sum(uniq[:, j], int(ar[j]), e)
-            return s
-
-        ex = _bisect(total, 1.0 / p_max, np.zeros(len(uniq)), np.full(len(uniq), 60.0))
-        row_eps = ex[inv]
+                key = key * base + classes[:, j]
+            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        else:
+            _, first, inv = np.unique(classes, axis=0, return_index=True, return_inverse=True)
+        ex = _comb_pmax_epsilons(classes[first], ck, ce, p_max)
+        row_eps = ex[inv.reshape(-1)]
     else:
         row_eps = np.full(len(data), _check_eps(eps))
     out = np.empty_like(data)
-    for j in range(data.shape[1]):
-        out[:, j] = geometric_sample(data[:, j], int(ar[j]), row_eps, rng)
-    return out, {"epsilon_range": (float(row_eps.min()), float(row_eps.max()))}
+    geometric_rows(data, ar, np.exp(-row_eps), _uniforms(rng, data.shape), out)
+    rng_eps = (float(row_eps.min()), float(row_eps.max())) if len(row_eps) else (float("nan"),) * 2
+    return out, {"epsilon_range": rng_eps}
+
+
+def geo_comb_epsilon(arities, *, p_max: float | None = None, eps: float | None = None,
+                     max_classes: int = 200_000) -> tuple[float, bool]:
+    """True ε-LDP of Geo Comb (L1): (value, exact).
+
+    C(x, y) = p_max e^{−ε_x d(x, y)} (S_x(ε_x) = 1/p_max for all x), so the largest log-ratio
+    is max_x' ε_x' · max_y d(x', y) with y = x on the other side. Exact by enumerating the
+    multisets of border-distance classes per arity; when there are more than ``max_classes``
+    of them, the bound (max ε_x) · Σ(k_i − 1) is returned with exact=False. Fixed-ε mode is a
+    product channel: Σ_i ε-LDP of the 1-D channel.
+    """
+    from itertools import combinations_with_replacement, product
+
+    ar = np.asarray(arities, dtype=np.int64)
+    _check_one_of(p_max, eps)
+    if eps is not None:
+        return float(sum(channel_epsilon(geometric_channel(int(k), _check_eps(eps))) for k in ar)), True
+    _check_pmax(p_max, float(np.prod(ar.astype(float))))
+    ck, ce, _ = _edge_classes(ar)
+    groups = {}
+    for k in ar:
+        groups[int(k)] = groups.get(int(k), 0) + 1
+    per_group, count = [], 1
+    for k, m in groups.items():
+        cls = [i for i in range(len(ck)) if ck[i] == k]
+        count *= math.comb(m + len(cls) - 1, m)
+        per_group.append((cls, m))
+    if count > max_classes:
+        centre = {int(k): max((i for i in range(len(ck)) if ck[i] == k), key=lambda i: ce[i]) for k in groups}
+        top = _comb_pmax_epsilons(np.array([[centre[int(k)] for k in ar]]), ck, ce, p_max)  # largest ε_x
+        return float(top[0] * (ar - 1).sum()), False
+    rows = [sum(parts, ()) for parts in product(*[list(combinations_with_replacement(c, m))
+                                                   for c, m in per_group])]
+    classes = np.array(rows, dtype=np.int64)
+    ex = _comb_pmax_epsilons(classes, ck, ce, p_max)
+    far = (ck[classes] - 1 - ce[classes]).sum(axis=1)
+    return float(np.max(ex * far)), True
 
 
 # ------------------------------------------------------------------------ measures
