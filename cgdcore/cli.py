@@ -145,11 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="equal-width bins for numeric columns before privatising (10)")
     g.add_argument("--ldp-log", action="store_true", help="bin numeric columns on a log scale (as for Sachs)")
     g.add_argument("--debias", nargs="?", const="invert", choices=["invert", "ibu"], default=None,
-                   help="PC with channel-aware G/χ² tests: invert the channel (default) or IBU")
+                   help="PC with the channel-aware G-test: invert the channel (default) or IBU")
     g.add_argument("--calibration", choices=["bootstrap", "neff"], default=None,
-                   help="de-biased p-values: parametric bootstrap (default) or χ² at the effective n")
+                   help="de-biased p-values: parametric bootstrap with a scaled-χ² tail (default) or χ² at the effective n")
     g.add_argument("--bootstrap", type=_positive_int("--bootstrap"), default=None,
-                   help="bootstrap replicates per de-biased test (99: p-values in steps of 0.01)")
+                   help="bootstrap replicates per de-biased test (99)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
 
     q = sub.add_parser("privatize", help="privatise every record of a dataset with a local-DP mechanism")

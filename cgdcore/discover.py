@@ -195,7 +195,7 @@ def discover(
     ``epsilon`` or ``p_max``, and optionally ``seed`` (default ``seed``), ``bins`` (equal-width
     bins for numeric columns, 10), ``log``, ``split``, ``debias`` (None, "invert" or "ibu"),
     ``calibration`` ("bootstrap" or "neff") and ``n_boot`` (99). Every record is privatised
-    first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G/χ² test.
+    first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G-test.
     """
     from .citests import make_ci_test, suffstats_for
     from .metrics import evaluate
@@ -300,8 +300,8 @@ def _privatise_for(dataset: Dataset, algo: str, ci_test, ldp: dict, seed):
         if algo != "pc":
             raise UserError("de-biased CI tests serve PC; use --algo pc with --debias.")
         if ci_test is not None and ci_test not in DEBIASED_TESTS:
-            raise UserError(f"de-biased tests exist for {', '.join(DEBIASED_TESTS)} (they invert the channel on "
-                            f"contingency tables); got --ci-test {ci_test}.")
+            raise UserError(f"the de-biased test is the G-test on channel-inverted contingency tables: use "
+                            f"--ci-test g2 (or leave it out) with --debias; got --ci-test {ci_test}.")
         cal = ldp.get("calibration") or "bootstrap"
         if cal not in CALIBRATIONS:
             raise UserError(f"calibration must be one of {', '.join(CALIBRATIONS)}; got {cal!r}.")

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
-PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/datasets.py"]
+PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -152,3 +152,27 @@ def test_score_page_bad_schedule_budget_is_explained():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("exceeds the total" in e.value for e in at.error)
+
+
+def test_local_page_naive_vs_debiased():
+    at = app(timeout=300)
+    at.switch_page("pages/local.py")
+    at.query_params.update({"lscen": "Sachs network (bnlearn, 3 states per protein)", "lmech": "krr-cwise",
+                            "lpmax": "0.5", "lalpha": "0.05", "ln": "20000"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    labels = {m.label for m in at.metric}
+    assert {"Chance of guessing a record", "True ε-LDP per record"} <= labels
+    table = at.dataframe[-1].value
+    f1 = dict(zip(table["pipeline"], table["skeleton F1"]))
+    assert f1["de-biased (g2)"] > f1["naive (fisherz)"] + 0.1  # noise on S keeps spurious edges in naive PC
+    assert len(at.get("plotly_chart")) >= 4  # channel, marginals, graphs, frequency oracles
+
+
+def test_local_page_geo_comb_pmax_explains_no_debiasing():
+    at = app(timeout=180)
+    at.switch_page("pages/local.py")
+    at.query_params.update({"lmech": "geo-comb", "lpmax": "0.05"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("cannot" in i.value or "no per-column channel" in i.value for i in at.info)

@@ -183,3 +183,28 @@ def test_private_discover_text_output_names_the_rules():
     assert r.returncode == 0, r.stderr
     assert "privacy: ε=" in r.stdout and "advanced" in r.stdout and "[comparison only]" in r.stdout
     assert "stopped early" in r.stdout
+
+
+def test_privatize_and_discover_with_local_privacy(tmp_path):
+    out = tmp_path / "p.csv"
+    r = run("privatize", "--dataset", "asia", "--n", "3000", "--mechanism", "krr-cwise", "--p-max", "0.5",
+            "--seed", "1", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "true ε-LDP" in r.stderr and out.read_text().count("\n") == 3001
+    r = run("discover", "--dataset", "asia", "--n", "5000", "--ldp", "krr-cwise", "--ldp-pmax", "0.5", "--debias",
+            "--json")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    assert js["privacy"]["model"] == "local" and js["params"]["debias"] == "invert"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--ldp", "krr-cwise", "--ldp-epsilon", "0"], "must be > 0"),
+    (["--ldp", "krr-cwise", "--ldp-pmax", "0.001"], "p_max must lie strictly between"),
+    (["--ldp", "geo-comb", "--ldp-pmax", "0.1", "--debias"], "de-biasing is not available"),
+    (["--debias"], "need --ldp"),
+    (["--ldp", "krr-cwise"], "exactly one privacy parameter"),
+])
+def test_local_privacy_bad_input_exits_2(args, needle):
+    r = run("discover", "--dataset", "asia", "--n", "2000", *args)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -127,3 +127,233 @@ def test_pmax_below_uniform_guessing_is_a_user_error():
         geo_comb(np.zeros((5, 2), int), [3, 3], np.random.default_rng(0), p_max=0.1)
     with pytest.raises(UserError):
         geo_cwise(np.zeros((5, 2), int), [3, 3], np.random.default_rng(0), p_max=1.0)
+
+
+# ----------------------------------------------------------------------------- frequency oracles
+from cgdcore.local import frequency as F  # noqa: E402
+
+
+def _codes(bits: np.ndarray) -> np.ndarray:
+    return (bits * (1 << np.arange(bits.shape[1]))).sum(axis=1)
+
+
+def test_oue_empirical_ratio_within_e_eps():
+    eps, k, n = 1.0, 3, 400_000
+    rng = np.random.default_rng(3)
+    a = _codes(F.oue_reports(np.zeros(n, int), k, eps, rng))
+    b = _codes(F.oue_reports(np.ones(n, int), k, eps, rng))
+    worst, allow = _empirical_log_ratio(a, b, 1 << k)
+    assert worst <= eps + allow
+    assert worst >= eps - allow  # reached when bit 0 is 1 and bit 1 is 0 (and vice versa)
+
+
+def test_olh_given_the_hash_is_grr_with_ratio_e_eps():
+    eps, k, n = 1.5, 6, 300_000
+    rng = np.random.default_rng(4)
+    a_, b_ = 12345, 678
+    g = F.olh_buckets(eps)
+    h = F.olh_hash(np.int64(a_), np.int64(b_), np.arange(k), g)
+    v1, v2 = 0, int(np.flatnonzero(h != h[0])[0])
+    _, _, ya = F.olh_reports(np.full(n, v1), k, eps, rng, hashes=(a_, b_))
+    _, _, yb = F.olh_reports(np.full(n, v2), k, eps, rng, hashes=(a_, b_))
+    worst, allow = _empirical_log_ratio(ya, yb, g)
+    assert worst <= eps + allow and worst >= eps - allow
+
+
+@pytest.mark.parametrize("oracle", ["grr", "oue", "olh"])
+def test_frequency_estimates_are_unbiased_and_match_the_variance_formula(oracle):
+    k, n, eps = 8, 20_000, 1.0
+    x = np.random.default_rng(0).choice(k, size=n, p=np.arange(1, k + 1) / np.arange(1, k + 1).sum())
+    f = np.bincount(x, minlength=k) / n
+    est = []
+    for s in range(60):
+        rng = np.random.default_rng(100 + s)
+        rep = {"grr": F.grr_reports, "oue": F.oue_reports, "olh": F.olh_reports}[oracle](x, k, eps, rng)
+        est.append(F.estimate_frequencies(oracle, rep, k, eps, n))
+    est = np.array(est)
+    var = F.oracle_variance(oracle, k, eps, n, f)
+    se = np.sqrt(var / len(est))
+    assert np.all(np.abs(est.mean(axis=0) - f) < 4.5 * se)  # unbiased
+    ratio = est.var(axis=0, ddof=1).mean() / var.mean()
+    assert 0.7 < ratio < 1.4, ratio  # Wang et al. (2017) Eq. 3
+
+
+def test_channel_inversion_is_unbiased_for_the_geometric_channel_and_ibu_agrees():
+    k = 6
+    C = geometric_channel(k, 0.8)
+    f = np.array([0.3, 0.25, 0.2, 0.1, 0.1, 0.05])
+    x = np.random.default_rng(0).choice(k, size=50_000, p=f)
+    ests, ibus = [], []
+    for s in range(30):
+        y, _ = geo_cwise(x[:, None], [k], np.random.default_rng(s), eps=0.8)
+        q = np.bincount(y[:, 0], minlength=k) / len(y)
+        ests.append(F.invert_frequencies(q, [C]))
+        ibus.append(F.ibu(q, [C])[0])
+    truth = np.bincount(x, minlength=k) / len(x)
+    ests = np.array(ests)
+    se = ests.std(axis=0, ddof=1) / math.sqrt(len(ests))
+    assert np.all(np.abs(ests.mean(axis=0) - truth) < 4.5 * se)  # unbiased (the channel is ill-conditioned)
+    assert np.abs(np.mean(ibus, axis=0) - truth).max() < 0.03  # EM: on the simplex, slightly biased
+
+
+def test_simplex_projection_matches_the_row_version_and_is_a_distribution():
+    from cgdcore.local.debias import project_rows
+
+    V = np.random.default_rng(1).normal(0.1, 0.3, size=(50, 12))
+    P = project_rows(V)
+    assert np.allclose(P.sum(axis=1), 1) and P.min() >= 0
+    for v, p in zip(V, P):
+        assert np.allclose(F.project_simplex(v), p)
+        # optimality: p is at least as close to v as random points of the simplex
+        for w in np.random.default_rng(2).dirichlet(np.ones(12), size=20):
+            assert np.sum((v - p) ** 2) <= np.sum((v - w) ** 2) + 1e-12
+
+
+# ----------------------------------------------------------------------------- privatize and true ε
+from cgdcore.data.dataset import Dataset  # noqa: E402
+from cgdcore.local.privatize import krr_comb_eps_for_pmax, krr_cwise_eps_for_pmax, privatize  # noqa: E402
+
+
+def test_pmax_tuning_matches_the_digest_table():
+    assert krr_comb_eps_for_pmax(0.05, [10] * 11) == pytest.approx(22.3840, abs=1e-3)
+    assert krr_cwise_eps_for_pmax(0.05, [10] * 11) == pytest.approx(36.9454, abs=1e-3)
+    assert krr_cwise_eps_for_pmax(0.5, [5] * 5) == pytest.approx(16.4606, abs=1e-3)
+
+
+def test_geo_comb_true_epsilon_equals_the_brute_force_channel():
+    from itertools import product
+
+    from cgdcore.local.mechanisms import geo_comb_epsilon
+
+    ar = [2, 3, 4]
+    grid = np.array(list(product(*[range(k) for k in ar])))
+    for kw in [dict(p_max=0.2), dict(eps=0.7)]:
+        # the full channel on the 24-point grid, from the mechanism's own ε_x
+        D = np.abs(grid[:, None, :] - grid[None, :, :]).sum(axis=2)
+        if "p_max" in kw:
+            from scipy.optimize import brentq
+
+            ex = np.array([brentq(lambda e: np.exp(-e * D[i]).sum() - 1 / kw["p_max"], 1e-9, 50)
+                           for i in range(len(grid))])
+        else:
+            ex = np.full(len(grid), kw["eps"])
+        Cf = np.exp(-ex[:, None] * D)
+        Cf /= Cf.sum(axis=1, keepdims=True)
+        value, exact = geo_comb_epsilon(ar, **kw)
+        assert exact and value == pytest.approx(channel_epsilon(Cf), rel=1e-6)
+        if "p_max" in kw:
+            assert np.allclose(np.diag(Cf), kw["p_max"])
+            # empirical: each record is reported unchanged with probability p_max
+            data = np.repeat(grid, 20_000, axis=0)
+            out, _ = geo_comb(data, ar, np.random.default_rng(5), p_max=kw["p_max"])
+            same = np.all(out == data, axis=1).reshape(len(grid), -1).mean(axis=1)
+            assert np.all(np.abs(same - kw["p_max"]) < 4 * math.sqrt(0.2 * 0.8 / 20_000))
+
+
+def test_privatize_reports_vulnerability_and_true_epsilon_and_keeps_truth():
+    from cgdcore.data import load_dataset
+
+    ds = load_dataset("sachs-cont", None, 0)
+    for mech in ["krr-cwise", "krr-comb", "geo-cwise", "geo-comb"]:
+        priv, rel = privatize(ds, mech, p_max=0.1, seed=1, log=True)
+        assert rel.vulnerability == pytest.approx(0.1, rel=1e-6)
+        assert priv.arities == (10,) * 11 and priv.truth is not None
+        assert rel.privacy()["epsilon"] == rel.epsilon and rel.privacy()["model"] == "local"
+    _, krr_rel = privatize(ds, "krr-cwise", p_max=0.1, seed=1, log=True)
+    _, geo_rel = privatize(ds, "geo-cwise", p_max=0.1, seed=1, log=True)
+    assert geo_rel.epsilon > 3 * krr_rel.epsilon  # equal guessing probability, far larger ε-LDP
+
+
+def test_uniform_bins_are_equal_width():
+    from cgdcore.data import tabular
+
+    x = np.r_[0.0, 1.0, 2.5, 9.99, 10.0][:, None]
+    ds = Dataset("u", ("x",), x, (None,))
+    out = tabular.discretise(ds, bins=4, method="uniform")
+    assert out.data[:, 0].tolist() == [0, 0, 1, 3, 3] and len(out.states[0]) == 4
+
+
+# ----------------------------------------------------------------------------- de-biased CI tests
+from cgdcore.local.debias import DebiasedStats, DebiasedTest  # noqa: E402
+
+
+def _chain(n, k, rng):
+    x = rng.integers(0, k, n)
+    z = np.where(rng.random(n) < 0.7, x, rng.integers(0, k, n))
+    y = np.where(rng.random(n) < 0.7, z, rng.integers(0, k, n))
+    return Dataset("chain", ("x", "z", "y"), np.c_[x, z, y].astype(np.uint8), (("a", "b", "c"),) * 3)
+
+
+@pytest.mark.parametrize("mech,kw", [("krr-cwise", dict(epsilon=4.5)), ("krr-comb", dict(epsilon=6.0))])
+def test_debiased_g_test_holds_its_level_where_the_naive_one_fails(mech, kw):
+    from cgdcore.citests import make_ci_test, suffstats_for
+
+    naive_rej = deb_rej = power = 0
+    R = 60
+    for s in range(R):
+        priv, rel = privatize(_chain(20_000, 3, np.random.default_rng(s)), mech, seed=s, **kw)
+        naive = make_ci_test("g2", suffstats_for(priv.data, priv.arities))
+        deb = DebiasedTest("g2", DebiasedStats(priv.data, rel), seed=s)
+        naive_rej += naive(0, 2, (1,)).p_value < 0.05  # x ⟂ y | z holds in the truth
+        deb_rej += deb(0, 2, (1,)).p_value < 0.05
+        power += deb(0, 1, (2,)).p_value < 0.05  # x, z dependent given y
+    assert naive_rej >= 0.95 * R
+    assert deb_rej <= 0.12 * R  # nominal 5%; binomial(60, .05) exceeds 7 with probability < 2%
+    assert power >= 0.9 * R
+
+
+def test_compiled_bootstrap_matches_the_numpy_statistic():
+    priv, rel = privatize(_chain(5000, 3, np.random.default_rng(0)), "geo-cwise", epsilon=1.0, seed=0)
+    st = DebiasedStats(priv.data, rel)
+    test = DebiasedTest("g2", st)
+    Q = np.random.default_rng(1).dirichlet(np.ones(27), size=7)
+    fast = test._replicates(Q, (0, 2, 1), (3, 3, 3))
+    slow = test._statistic(st.estimate(Q.reshape(7, 3, 3, 3), (0, 2, 1)))
+    assert np.allclose(fast, slow, rtol=1e-9)
+
+
+def test_debiased_pc_recovers_sachs_where_naive_pc_keeps_spurious_edges():
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+
+    ds = load_dataset("sachs", 30_000, 0)
+    ldp = {"mechanism": "krr-cwise", "p_max": 0.5, "seed": 0}
+    naive = discover(ds, algo="pc", ldp=ldp, max_order=3)
+    deb = discover(ds, algo="pc", ldp={**ldp, "debias": "invert"}, max_order=3)
+    assert deb.metrics["skeleton_f1"] >= 0.9
+    assert naive.metrics["skeleton_f1"] <= 0.8
+    assert deb.privacy["model"] == "local" and deb.privacy["epsilon"] == pytest.approx(37.68, abs=0.01)
+
+
+def test_debias_refusals_are_user_errors():
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+
+    ds = load_dataset("asia", 2000, 0)
+    with pytest.raises(UserError, match="depends on the other columns"):
+        discover(ds, algo="pc", ldp={"mechanism": "geo-comb", "p_max": 0.05, "debias": "invert"})
+    with pytest.raises(UserError, match="G-test"):
+        discover(ds, algo="pc", ci_test="chi2", ldp={"mechanism": "krr-cwise", "epsilon": 4, "debias": "invert"})
+    with pytest.raises(UserError, match="post-processing"):
+        discover(ds, algo="priv-pc", round_epsilon=1, ldp={"mechanism": "krr-cwise", "epsilon": 4})
+    with pytest.raises(UserError, match="exactly one"):
+        discover(ds, algo="pc", ldp={"mechanism": "krr-cwise", "epsilon": 4, "p_max": 0.1})
+    with pytest.raises(UserError, match="unknown local mechanism"):
+        discover(ds, algo="pc", ldp={"mechanism": "rappor", "epsilon": 4})
+
+
+def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering():
+    from cgdcore.data import load_dataset
+    from cgdcore.local.compare import utility_curve
+
+    ds = load_dataset("sachs-cont", None, 0)
+    rows = utility_curve(ds, levels=(0.05, 0.5), seeds=range(2), alpha=0.001, log=True, calibration="neff")
+    assert {r["pipeline"] for r in rows} == {"no noise", "naive", "de-biased"}
+    assert {r["mechanism"] for r in rows} == {"no noise", "krr-cwise", "krr-comb", "geo-cwise", "geo-comb"}
+    assert not any(r["mechanism"] == "geo-comb" and r["pipeline"] == "de-biased" for r in rows)
+
+    def f1(mech):
+        return np.mean([r["skeleton_f1"] for r in rows if r["mechanism"] == mech and r["pipeline"] == "naive"])
+
+    # Binkyte et al. §5.5: geometric ≥ k-RR C-wise > k-RR Comb at equal guessing probability (naive PC)
+    assert f1("geo-cwise") >= f1("krr-cwise") > f1("krr-comb")

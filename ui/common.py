@@ -45,6 +45,18 @@ def run_discovery(key: tuple, _dataset, **params):
     return discover(_dataset, **params)
 
 
+@st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
+def _cached(key: tuple, _fn, _args, _kwargs):
+    return _fn(*_args, **_kwargs)
+
+
+def run_cached(key: tuple, fn, *args, _progress=None, **kwargs):
+    """Cache a deterministic computation by ``key`` (which must hold every input, seeds included)."""
+    if _progress is not None:
+        kwargs["progress"] = _progress
+    return _cached((fn.__module__, fn.__qualname__) + tuple(key), fn, args, kwargs)
+
+
 @contextmanager
 def user_errors():
     """Show a UserError as a clear message instead of a traceback; keep the app running."""

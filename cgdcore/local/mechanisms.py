@@ -260,23 +260,32 @@ def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = N
     if p_max is not None:
         _check_pmax(p_max, float(np.prod(ar.astype(float))))
         ck, ce, table = _edge_classes(ar)
-        classes = np.sort(table[np.arange(len(ar))[None, :], data], axis=1)
-        base = len(ck)
-        if base ** len(ar) < 2**62:
-            key = np.zeros(len(data), dtype=np.int64)
-            for j in range(len(ar)):
-                key = key * base + classes[:, j]
-            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        # the multiset of border-distance classes is its vector of counts per class
+        cls = table.astype(np.int16)[np.arange(len(ar))[None, :], data]
+        key = np.zeros(len(data), dtype=np.int64)
+        counts = []
+        for c in range(len(ck)):
+            cnt = np.count_nonzero(cls == c, axis=1)
+            counts.append(cnt)
+            key = key * (len(ar) + 1) + cnt
+        if (len(ar) + 1) ** len(ck) >= 2**62:  # the mixed-radix key would overflow: unique rows instead
+            _, first, inv = np.unique(np.stack(counts, axis=1), axis=0, return_index=True, return_inverse=True)
         else:
-            _, first, inv = np.unique(classes, axis=0, return_index=True, return_inverse=True)
-        ex = _comb_pmax_epsilons(classes[first], ck, ce, p_max)
+            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        reps = np.array([np.repeat(np.arange(len(ck)), [int(cn[i]) for cn in counts]) for i in first],
+                        dtype=np.int64).reshape(len(first), len(ar))
+        ex = _comb_pmax_epsilons(reps, ck, ce, p_max)
         row_eps = ex[inv.reshape(-1)]
     else:
         row_eps = np.full(len(data), _check_eps(eps))
     out = np.empty_like(data)
     geometric_rows(data, ar, np.exp(-row_eps), _uniforms(rng, data.shape), out)
-    rng_eps = (float(row_eps.min()), float(row_eps.max())) if len(row_eps) else (float("nan"),) * 2
-    return out, {"epsilon_range": rng_eps}
+    if len(row_eps):
+        summary = {"epsilon_range": (float(row_eps.min()), float(row_eps.max())),
+                   "epsilon_median": float(np.median(row_eps))}
+    else:
+        summary = {"epsilon_range": (float("nan"),) * 2, "epsilon_median": float("nan")}
+    return out, summary
 
 
 def geo_comb_epsilon(arities, *, p_max: float | None = None, eps: float | None = None,

@@ -98,6 +98,7 @@ class LocalRelease:
     per_column_epsilon: tuple[float, ...] | None = None
     ledger: Any = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    details: dict = field(default_factory=dict)
 
     def marginal_channel(self, cols) -> tuple[str, Any]:
         """The channel seen by the columns ``cols`` alone.
@@ -181,6 +182,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     names = data.variables
     parameter, value = ("epsilon", float(epsilon)) if epsilon is not None else ("p_max", float(p_max))
     notes = [f"locally privatised with {mechanism} ({parameter} = {value:g}, seed {seed})"]
+    details: dict = {}
     K = float(np.prod(ar.astype(float)))
     if mechanism == "krr-cwise":
         eps = epsilon if epsilon is not None else krr_cwise_eps_for_pmax(p_max, ar)
@@ -208,6 +210,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     else:  # geo-comb
         out, info = M.geo_comb(data.data, ar, rng, p_max=p_max, eps=epsilon)
         true_eps, exact = M.geo_comb_epsilon(ar, p_max=p_max, eps=epsilon)
+        details = {"epsilon_x_range": info["epsilon_range"], "epsilon_x_median": info["epsilon_median"]}
         keep = None
         if epsilon is not None:  # the L1 channel at a fixed ε is the product of the 1-D channels
             chans = tuple(M.geometric_channel(int(k), float(epsilon)) for k in ar)
@@ -227,7 +230,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
                            arities=tuple(int(k) for k in ar), epsilon=float(true_eps), exact=bool(exact),
                            vulnerability=float(vul), channels=chans, keep=keep,
                            per_column_epsilon=None if per_col is None else tuple(per_col), ledger=ledger,
-                           notes=tuple(notes))
+                           notes=tuple(notes), details=details)
     dtype = data.data.dtype if data.data.dtype.kind in "iu" else np.int64
     priv = Dataset(name=f"{data.name} [{mechanism}]", variables=names, data=out.astype(dtype, copy=False),
                    states=data.states, truth=data.truth, truth_name=data.truth_name, source=data.source,

@@ -1,0 +1,245 @@
+"""Local privacy: privatise every record before discovery (k-RR and geometric mechanisms), naive vs de-biased."""
+import numpy as np
+import streamlit as st
+
+from cgdcore.local.privatize import MECHANISMS
+from cgdcore.metrics import CONVENTIONS
+from ui.common import explain, load_dataset, route_through_app, run_cached, run_discovery, user_errors
+
+route_through_app()
+
+URL = {"bind": "query-params"}
+
+st.title("Local privacy")
+st.caption("Every person privatises their own record before it leaves their hands; discovery then works on the "
+           "noisy records. Compare the mechanisms of Binkyte et al. (CLeaR 2024) at the same privacy level, and a "
+           "channel-aware CI test that undoes the noise.")
+
+explain(
+    "What am I looking at?",
+    """
+**k-RR** keeps a value with probability p = e^ε/(k − 1 + e^ε) and otherwise reports one of the other k − 1 values
+uniformly. **C-wise** privatises each column separately (ε split in proportion to the column sizes); **Comb**
+privatises the whole record as one value of the product domain — for 11 columns of 10 bins that is 10¹¹ values.
+The **bounded geometric** mechanism reports a *nearby* value, P[y | x] ∝ e^{−ε_x |y − x|}, resampled inside the
+domain; in the paper's mode ε_x is tuned for each x so that the true value is reported with probability p_max.
+
+The paper compares mechanisms at the same **privacy level** P: the chance that an attacker who sees a report
+guesses the whole true record in one try. Equal P is *not* equal ε: the geometric channel's true ε-LDP (the largest
+log-ratio of report probabilities between two records) is many times larger, because far-apart values are almost
+never confused. Both numbers are shown.
+
+**Naive** (the paper): run PC on the privatised records. Noise on a conditioning variable S leaves x and y
+dependent through the true S, so PC keeps edges it should remove. **De-biased** (ours): estimate the true table
+of (x, y, S) by inverting the known channel (or by IBU), run the G-test on the estimate and calibrate its p-value
+for the added noise — by a parametric bootstrap under the null or with an effective sample size.
+""",
+    latex=[r"\text{k-RR: } P[y\mid x] = \begin{cases} \frac{e^\epsilon}{k-1+e^\epsilon} & y = x\\ "
+           r"\frac{1}{k-1+e^\epsilon} & y \ne x\end{cases}\qquad "
+           r"\text{Geo: } P[y\mid x] = p_{\max} e^{-\epsilon_x \|y-x\|_1},\ \sum_y P[y\mid x] = 1",
+           r"P = \frac{1}{|X|}\sum_y \max_x C(x,y)\qquad \epsilon_{\text{LDP}} = \max_{y,x,x'} "
+           r"\ln\frac{C(x,y)}{C(x',y)}",
+           r"\hat f = (\textstyle\bigotimes_a C_a)^{-\top}\hat q\ \to\ \Pi_{\Delta}(\hat f),\qquad "
+           r"T^*_1..T^*_B \text{ under } \hat\theta_0 = \hat\theta(x,S)\hat\theta(y,S)/\hat\theta(S):\ "
+           r"p = P\big[g\,\chi^2_h \ge T\big],\ g = \tfrac{\mathrm{var}\,T^*}{2\,\overline{T^*}},\ "
+           r"h = \tfrac{2\,\overline{T^*}^2}{\mathrm{var}\,T^*}"],
+)
+
+SCENARIOS = {
+    "Sachs, real data (paper: 10 equal-width bins of log intensity)": ("sachs-cont", None, 10, True),
+    "Synthetic linear SEM, 10 variables (paper's Synth10-like)": ("synthetic:d=10,degree=2", 5000, 10, False),
+    "Sachs network (bnlearn, 3 states per protein)": ("sachs", 20000, None, False),
+    "Asia network (8 binary variables)": ("asia", 20000, None, False),
+}
+
+with st.sidebar:
+    st.header("Data")
+    scen = st.selectbox("Scenario", list(SCENARIOS), key="lscen", **URL)
+    spec, n_default, bins, log = SCENARIOS[scen]
+    if n_default is None:
+        n = None
+        st.caption("853 rows: the observational cd3cd28 condition.")
+    else:
+        n = int(st.number_input("Rows (n)", min_value=200, max_value=200_000, value=n_default, step=1000, key="ln",
+                                **URL))
+    if bins:
+        bins = int(st.number_input("Equal-width bins per column", min_value=2, max_value=20, value=bins, key="lbins",
+                                   **URL))
+    st.header("Mechanism")
+    mech = st.radio("Local mechanism", list(MECHANISMS), key="lmech", help="\n\n".join(
+        f"**{k}**: {v}" for k, v in MECHANISMS.items()), **URL)
+    mode = st.radio("Privacy parameter", ["privacy level P", "ε"], horizontal=True, key="lmode", **URL)
+    if mode == "ε":
+        value = float(st.number_input("ε (geometric: per unit of distance)", min_value=0.01, max_value=500.0,
+                                      value=20.0 if mech.startswith("krr") else 1.0, step=0.5, format="%g",
+                                      key="leps", **URL))
+        ldp = {"mechanism": mech, "epsilon": value}
+    else:
+        value = float(st.select_slider("P: chance of guessing a whole record", options=[0.01, 0.02, 0.05, 0.1, 0.2,
+                                       0.3, 0.5, 0.7, 0.8, 0.9, 0.95], value=0.1, key="lpmax", **URL))
+        ldp = {"mechanism": mech, "p_max": value}
+    lseed = int(st.number_input("Privatisation seed", min_value=0, max_value=2**31 - 1, value=0, key="lseed", **URL))
+    st.header("Discovery")
+    naive_test = st.selectbox("Naive CI test", ["fisherz", "g2", "chi2"], key="ltest",
+                              help="The paper uses the Gaussian (Fisher-z) test on the privatised bin codes.", **URL)
+    alpha = float(st.select_slider("α", options=[0.001, 0.005, 0.01, 0.05, 0.1], value=0.01, key="lalpha", **URL))
+    debias = st.selectbox("De-biasing", ["invert", "ibu"], key="ldeb",
+                          format_func=lambda m: {"invert": "channel inversion + simplex projection",
+                                                 "ibu": "iterative Bayesian update (slower)"}[m], **URL)
+    calibration = st.selectbox("p-value calibration", ["bootstrap", "neff"], key="lcal",
+                               format_func=lambda c: {"bootstrap": "parametric bootstrap (99 replicates)",
+                                                      "neff": "χ² at the effective n (fast, approximate)"}[c], **URL)
+    max_order = st.number_input("Maximum order |S|", min_value=0, max_value=10, value=3, key="lmaxo",
+                                help="Largest conditioning set. De-biased tables grow as (bins)^(|S|+2).", **URL)
+
+from cgdcore import viz, viz_local  # noqa: E402
+from cgdcore.local.compare import column_channel, marginal_distortion  # noqa: E402
+from cgdcore.local.privatize import discretise_for_ldp, privatize  # noqa: E402
+
+with user_errors():
+    with st.spinner("Preparing data…"):
+        raw = load_dataset(spec, n, 0)
+        clean = discretise_for_ldp(raw, bins or 10, log)
+    priv, rel = run_cached(("privatize", spec, n, bins, log, tuple(sorted(ldp.items())), lseed), privatize, clean,
+                           seed=lseed, **ldp)
+
+c = st.columns(4)
+c[0].metric("Chance of guessing a record", f"{rel.vulnerability:.3g}",
+            help="Bayes vulnerability under a uniform prior: the paper's privacy level P (higher = less private).")
+c[1].metric("True ε-LDP per record", f"{rel.epsilon:.4g}" + ("" if rel.exact else " (bound)"),
+            help="max over reports y and records x, x' of ln P[y|x]/P[y|x'] for this channel.")
+c[2].metric("Records", f"{priv.n:,}")
+c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
+for note in rel.notes:
+    st.caption(f":material/info: {note}")
+
+tabs = st.tabs(["Channel", "Rows", "Marginals", "Discovery", "Privacy–utility curve", "Frequency oracles"])
+with tabs[0]:
+    j = st.selectbox("Column", list(clean.variables), key="lcol")
+    jj = list(clean.variables).index(j)
+    C, caption = column_channel(rel, jj)
+    st.plotly_chart(viz_local.channel_figure(C, clean.states[jj], f"Channel of {j}"), key="lchan", width="stretch")
+    st.caption(caption)
+with tabs[1]:
+    import pandas as pd
+
+    k = 10
+    show = lambda ds: pd.DataFrame({v: [ds.states[i][int(c_)] for c_ in ds.data[:k, i]]  # noqa: E731
+                                    for i, v in enumerate(ds.variables)})
+    left, right = st.columns(2)
+    left.markdown("**Before** (discretised, first 10 records)")
+    left.dataframe(show(clean), hide_index=True)
+    right.markdown("**After** (what the collector receives)")
+    right.dataframe(show(priv), hide_index=True)
+    same = float(np.mean(np.asarray(clean.data) == np.asarray(priv.data)))
+    st.caption(f"{same:.1%} of all cells kept their true value; "
+               f"{float(np.mean(np.all(np.asarray(clean.data) == np.asarray(priv.data), axis=1))):.1%} of records "
+               "arrived entirely unchanged.")
+with tabs[2]:
+    rows = marginal_distortion(clean, priv, rel)
+    st.plotly_chart(viz_local.distortion_figure(rows), key="ldist", width="stretch")
+    st.caption("Total variation distance between each column's true distribution and the reports' (red), and the "
+               "channel-inverted estimate (blue). Inversion removes the bias; what remains is sampling noise.")
+
+with tabs[3]:
+    if not rel.debias_supported():
+        st.info("Geo Comb at a fixed P has an ε_x that depends on the whole record, so no per-column channel exists "
+                "to invert: only the naive pipeline runs. Choose ε instead of P, or Geo C-wise.",
+                icon=":material/info:")
+    go_on = st.toggle("Run discovery", value=True, key="lrun")
+    if go_on:
+        mo = int(max_order)
+        with user_errors(), st.status("Running PC: no noise, naive, de-biased…", expanded=False) as status:
+            base = run_discovery(("lclean", spec, n, bins, log, naive_test, alpha, mo), clean, algo="pc",
+                                 ci_test=naive_test, alpha=alpha, max_order=mo)
+            full = {**ldp, "seed": lseed}
+            naive = run_discovery(("lnaive", spec, n, bins, log, tuple(sorted(full.items())), naive_test, alpha, mo),
+                                  clean, algo="pc", ci_test=naive_test, alpha=alpha, max_order=mo, ldp=full)
+            deb = None
+            if rel.debias_supported():
+                dfull = {**full, "debias": debias, "calibration": calibration}
+                deb = run_discovery(("ldeb", spec, n, bins, log, tuple(sorted(dfull.items())), alpha, mo), clean,
+                                    algo="pc", ci_test="g2", alpha=alpha, max_order=mo, ldp=dfull, seed=lseed)
+            status.update(label="PC finished", state="complete")
+        import pandas as pd
+
+        table = []
+        for label, r in [("no noise (" + naive_test + ")", base), ("naive (" + naive_test + ")", naive),
+                         ("de-biased (g2)", deb)]:
+            if r is None:
+                continue
+            m = r.metrics or {}
+            table.append({"pipeline": label, "skeleton F1": m.get("skeleton_f1"), "arc F1": m.get("arc_f1"),
+                          "SHD": m.get("shd"), "edges": int(r.cpdag.sum()), "CI tests": r.result.n_ci_tests,
+                          "seconds": round(r.seconds, 3)})
+        st.dataframe(pd.DataFrame(table), hide_index=True,
+                     column_config={"skeleton F1": st.column_config.NumberColumn(format="%.3f",
+                                                                                 help=CONVENTIONS["skeleton"]),
+                                    "arc F1": st.column_config.NumberColumn(format="%.3f", help=CONVENTIONS["arc_f1"]),
+                                    "SHD": st.column_config.NumberColumn(help=CONVENTIONS["shd"])})
+        names = list(clean.variables)
+        sub = st.tabs(["Naive"] + (["De-biased"] if deb is not None else []) + ["No noise"])
+        with sub[0]:
+            st.plotly_chart(viz.graph_figure(naive.cpdag, clean.truth, names, title_learned="Naive PC on reports"),
+                            key="lg_naive", width="stretch")
+        if deb is not None:
+            with sub[1]:
+                st.plotly_chart(viz.graph_figure(deb.cpdag, clean.truth, names,
+                                                 title_learned="PC with de-biased G-test"),
+                                key="lg_deb", width="stretch")
+                for note in deb.notes[-2:]:
+                    st.caption(f":material/info: {note}")
+        with sub[-1]:
+            st.plotly_chart(viz.graph_figure(base.cpdag, clean.truth, names, title_learned="PC on clean bins"),
+                            key="lg_clean", width="stretch")
+
+with tabs[4]:
+    st.markdown("SHD and skeleton F1 of PC against the truth for **every mechanism** at the paper's privacy levels, "
+                "over several privatisation seeds: the paper's comparison (naive, solid) and ours (de-biased, dashed).")
+    cc = st.columns(3)
+    reps = int(cc[0].number_input("Seeds", min_value=1, max_value=20, value=3, key="lreps"))
+    metric = cc[1].radio("Metric", ["skeleton_f1", "shd"], horizontal=True, key="lmetric",
+                         format_func=lambda m: {"skeleton_f1": "skeleton F1", "shd": "SHD"}[m])
+    with_deb = cc[2].toggle("Include de-biased", value=True, key="lcurve_deb")
+    if st.button("Run the comparison", key="lcurve_go", type="primary"):
+        from cgdcore.local.compare import utility_curve
+
+        bar = st.progress(0.0, text="privatising and running PC…")
+        with user_errors():
+            rows = run_cached(("curve", spec, n, bins, log, reps, naive_test, alpha, with_deb, debias, calibration,
+                               int(max_order)), utility_curve, raw, seeds=range(reps), naive_test=naive_test,
+                              alpha=alpha, debias=debias if with_deb else None, calibration=calibration,
+                              bins=bins or 10, log=log, max_order=int(max_order),
+                              _progress=lambda d, t: bar.progress(d / t, text=f"{d} / {t} runs"))
+        bar.empty()
+        st.session_state["lcurve_rows"] = (scen, rows)
+    saved = st.session_state.get("lcurve_rows")
+    if saved and saved[0] == scen:
+        import pandas as pd
+
+        st.plotly_chart(viz_local.utility_figure(saved[1], metric), key="lcurve", width="stretch")
+        st.caption("Geo Comb at a fixed P cannot be de-biased, so it has no dashed line. The paper's finding — the "
+                   "geometric mechanisms stay close to the no-noise baseline while k-RR Comb collapses — concerns "
+                   "the naive lines. The de-biased G-test needs enough rows per cell: on 10-bin columns with a few "
+                   "thousand rows it finds almost nothing (the cost of undoing the noise), while on the 3-state "
+                   "Sachs network with 20,000 rows it removes the edges that naive PC wrongly keeps.")
+        st.download_button("Download the runs (CSV)", pd.DataFrame(saved[1]).to_csv(index=False), "local_curve.csv",
+                           "text/csv", key="lcurve_csv")
+    else:
+        st.caption("Press the button: each mechanism × level × seed is one privatisation and one or two PC runs.")
+
+with tabs[5]:
+    st.markdown("Frequency oracles estimate a column's distribution from reports; OUE and OLH (Wang et al., 2017) "
+                "send bit vectors or hashes instead of a value, so they are not used for record-level discovery — "
+                "but they beat k-RR (GRR) at estimating frequencies when the domain is large.")
+    j2 = st.selectbox("Column", list(clean.variables), key="lfcol")
+    jj2 = list(clean.variables).index(j2)
+    from cgdcore.local.compare import frequency_comparison
+
+    with user_errors():
+        frows = run_cached(("freq", spec, n, bins, log, j2), frequency_comparison,
+                           np.asarray(clean.data[:, jj2], dtype=np.int64), int(clean.arities[jj2]),
+                           [0.25, 0.5, 1.0, 2.0, 4.0], seeds=range(10))
+    st.plotly_chart(viz_local.frequency_figure(frows), key="lfreq", width="stretch")
+    st.caption("Points: mean squared error of the unbiased estimate over 10 seeds; dashed: the predicted variance "
+               "q(1−q)/(n(p−q)²) + f(1−p−q)/(n(p−q)) averaged over the values.")
