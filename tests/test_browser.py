@@ -119,3 +119,26 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTIFACTS / "budget.png"))
     ctx.close()
+
+
+def test_local_privacy_page_and_its_curve_in_browser(streamlit_server, browser):
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1600})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/local?lscen=Asia+network+%288+binary+variables%29&ln=5000&lmech=krr-cwise"
+              "&lpmax=0.5&lalpha=0.05&lcal=neff", wait_until="domcontentloaded")
+    wait_idle(page, 120_000)
+    metrics = page.locator("[data-testid='stMetric']")
+    expect(metrics.filter(has_text="True ε-LDP per record").first).to_be_visible(timeout=60_000)
+    page.get_by_role("tab", name="Discovery").click()
+    expect(page.get_by_text("PC finished")).to_be_visible(timeout=120_000)
+    page.get_by_role("tab", name="Privacy–utility curve").click()
+    page.get_by_role("button", name="Run the comparison").click()
+    expect(page.get_by_role("button", name="Download the runs (CSV)")).to_be_visible(timeout=240_000)
+    chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="vs privacy level")
+    expect(chart.first).to_be_visible()
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "local_curve.png"))
+    ctx.close()
