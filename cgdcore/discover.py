@@ -314,8 +314,6 @@ def _privatise_for(dataset: Dataset, algo: str, ci_test, ldp: dict, seed):
                               log=bool(ldp.get("log")))
     if debias is None:
         return priv, release, None
-    if not release.debias_supported():
-        release.marginal_channel([0])  # raises the explanation
     return priv, release, {"method": debias, "calibration": ldp.get("calibration") or "bootstrap",
                            "n_boot": int(ldp.get("n_boot") or 99), "seed": None}
 

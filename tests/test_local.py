@@ -197,7 +197,7 @@ def test_channel_inversion_is_unbiased_for_the_geometric_channel_and_ibu_agrees(
 
 
 def test_simplex_projection_matches_the_row_version_and_is_a_distribution():
-    from cgdcore.local.debias import project_rows
+    from cgdcore.local.frequency import project_rows
 
     V = np.random.default_rng(1).normal(0.1, 0.3, size=(50, 12))
     P = project_rows(V)

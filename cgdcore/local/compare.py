@@ -32,19 +32,15 @@ def _tv(a: np.ndarray, b: np.ndarray) -> float:
 
 def marginal_distortion(clean: Dataset, private: Dataset, release: LocalRelease) -> list[dict]:
     """Per column: TV(clean, privatised) and, when the channel is known per column, TV(clean, inverted)."""
+    from cgdcore.local.debias import DebiasedStats
+
+    debiased = DebiasedStats(np.asarray(private.data), release) if release.debias_supported() else None
     rows = []
     for j, (v, k) in enumerate(zip(clean.variables, release.arities)):
         p = np.bincount(np.asarray(clean.data[:, j], dtype=np.int64), minlength=k) / clean.n
         q = np.bincount(np.asarray(private.data[:, j], dtype=np.int64), minlength=k) / private.n
-        row = {"variable": v, "privatised": _tv(p, q), "de-biased": None}
-        if release.debias_supported():
-            kind, ch = release.marginal_channel([j])
-            if kind == "krr":
-                est = (q - ch[1]) / (ch[0] - ch[1])
-            else:
-                est = F.invert_frequencies(q, ch)
-            row["de-biased"] = _tv(p, F.project_simplex(est))
-        rows.append(row)
+        rows.append({"variable": v, "privatised": _tv(p, q),
+                     "de-biased": None if debiased is None else _tv(p, debiased.joint([j]))})
     return rows
 
 

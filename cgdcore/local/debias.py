@@ -37,10 +37,10 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests.chisq import chi2_sf, chisq_from_table
 from cgdcore.citests.result import CIResult
-from cgdcore.local.frequency import apply_channel
+from cgdcore.local.frequency import apply_channel, ibu, invert_frequencies, project_rows
 
 __all__ = ["DEBIAS_METHODS", "DEBIASED_TESTS", "CALIBRATIONS", "MAX_BOOT_CELLS", "DebiasedStats", "DebiasedTest",
-           "project_rows", "report_tables", "scaled_chi2_p"]
+           "report_tables", "scaled_chi2_p"]
 
 DEBIAS_METHODS = ("invert", "ibu")
 #: G only: Pearson's χ² on projected sparse tables has a tail too heavy for the scaled-χ² fit
@@ -49,16 +49,6 @@ DEBIASED_TESTS = ("g2",)
 CALIBRATIONS = ("bootstrap", "neff")
 MAX_BOOT_CELLS = 1 << 25
 _IBU_ITERS, _IBU_TOL = 300, 1e-7
-
-
-def project_rows(V: np.ndarray) -> np.ndarray:
-    """Euclidean projection of every row of V (B, m) onto the probability simplex (Duchi et al. 2008)."""
-    U = -np.sort(-V, axis=1)
-    css = np.cumsum(U, axis=1) - 1.0
-    idx = np.arange(1, V.shape[1] + 1)
-    rho = np.count_nonzero(U - css / idx > 0, axis=1)  # the condition holds on a prefix
-    theta = css[np.arange(len(V)), rho - 1] / rho
-    return np.maximum(V - theta[:, None], 0.0)
 
 
 def report_tables(rng: np.random.Generator, n: int, q: np.ndarray, B: int) -> np.ndarray:
@@ -142,27 +132,17 @@ class DebiasedStats:
                 p_, q_ = ch
                 F = (Q - q_) / (p_ - q_)
             else:
-                inv = [np.linalg.inv(np.asarray(C, dtype=float)) for C in ch]
-                F = apply_channel(Q, inv, axes=range(1, Q.ndim))
+                F = invert_frequencies(Q, ch, batch=True)
             return project_rows(F.reshape(B, -1)).reshape(Q.shape)
-        theta = np.full(Q.shape, 1.0 / Q[0].size)
-        axes = tuple(range(1, Q.ndim))
-        for _ in range(_IBU_ITERS):
-            pred = self.forward(theta, cols)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(pred > 0, Q / pred, 0.0)
-            if kind == "krr":
-                p_, q_ = ch
-                back = (p_ - q_) * ratio + q_ * ratio.sum(axis=axes, keepdims=True)
-            else:
-                back = apply_channel(ratio, [np.asarray(C).T for C in ch], axes=range(1, Q.ndim))
-            new = theta * back
-            new /= new.sum(axis=axes, keepdims=True)
-            done = np.abs(new - theta).sum(axis=axes).max() < _IBU_TOL
-            theta = new
-            if done:
-                break
-        return theta
+        if kind == "krr":  # C = (p − q)I + qJ is symmetric: Cᵀ and C act alike
+            p_, q_ = ch
+            axes = tuple(range(1, Q.ndim))
+
+            def krr_map(t):
+                return (p_ - q_) * t + q_ * t.sum(axis=axes, keepdims=True)
+
+            return ibu(Q, iters=_IBU_ITERS, tol=_IBU_TOL, batch=True, maps=(krr_map, krr_map))[0]
+        return ibu(Q, ch, iters=_IBU_ITERS, tol=_IBU_TOL, batch=True)[0]
 
     def joint(self, cols: Sequence[int]) -> np.ndarray:
         """Estimated true distribution over ``cols`` (axes in the order given)."""

@@ -30,7 +30,7 @@ from cgdcore.local.mechanisms import _check_eps, krr, krr_keep_probability
 
 __all__ = ["FREQUENCY_ORACLES", "oracle_pq", "grr_reports", "oue_reports", "olh_reports", "olh_hash",
            "support_counts", "estimate_frequencies", "oracle_variance", "invert_frequencies", "project_simplex",
-           "ibu", "apply_channel"]
+           "project_rows", "ibu", "apply_channel"]
 
 #: name -> one-line description
 FREQUENCY_ORACLES = {
@@ -142,40 +142,62 @@ def apply_channel(table: np.ndarray, mats, axes=None) -> np.ndarray:
     return t
 
 
-def invert_frequencies(q: np.ndarray, channels) -> np.ndarray:
-    """Unbiased estimate of the true table from the observed one: f = (⊗C_a)⁻ᵀ q, axis by axis."""
+def invert_frequencies(q: np.ndarray, channels, batch: bool = False) -> np.ndarray:
+    """Unbiased estimate of the true table from the observed one: f = (⊗C_a)⁻ᵀ q, axis by axis.
+
+    ``batch``: axis 0 of ``q`` indexes independent tables.
+    """
     inv = [np.linalg.inv(np.asarray(C, dtype=float)) for C in channels]
-    return apply_channel(q, inv)
+    return apply_channel(q, inv, axes=range(1, np.ndim(q)) if batch else None)
+
+
+def project_rows(V: np.ndarray) -> np.ndarray:
+    """Euclidean projection of every row of V (B, m) onto the probability simplex (Duchi et al. 2008, Fig. 1)."""
+    V = np.asarray(V, dtype=float)
+    U = -np.sort(-V, axis=1)
+    css = np.cumsum(U, axis=1) - 1.0
+    idx = np.arange(1, V.shape[1] + 1)
+    rho = np.count_nonzero(U - css / idx > 0, axis=1)  # the condition holds on a prefix
+    theta = css[np.arange(len(V)), rho - 1] / rho
+    return np.maximum(V - theta[:, None], 0.0)
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection of a table onto the probability simplex (Duchi et al. 2008, Fig. 1)."""
+    """Euclidean projection of a table onto the probability simplex."""
     v = np.asarray(v, dtype=float)
-    flat = v.ravel()
-    u = np.sort(flat)[::-1]
-    css = np.cumsum(u) - 1.0
-    idx = np.arange(1, flat.size + 1)
-    rho = np.nonzero(u - css / idx > 0)[0][-1]
-    theta = css[rho] / (rho + 1.0)
-    return np.maximum(flat - theta, 0.0).reshape(v.shape)
+    return project_rows(v.reshape(1, -1))[0].reshape(v.shape)
 
 
-def ibu(q: np.ndarray, channels, iters: int = 500, tol: float = 1e-8) -> tuple[np.ndarray, int]:
-    """Iterative Bayesian update θ ← θ ⊙ C(q̂ / Cᵀθ) on a table privatised axis by axis.
+def ibu(q: np.ndarray, channels=None, iters: int = 500, tol: float = 1e-8, *, batch: bool = False,
+        maps=None) -> tuple[np.ndarray, int]:
+    """Iterative Bayesian update θ ← θ ⊙ C(q̂ / Cᵀθ) (EM for the true table).
 
-    ``q`` is the observed distribution of reports (sums to 1). Starts from the uniform table and
-    stops when ‖θ_{t+1} − θ_t‖₁ < ``tol`` or after ``iters`` steps. Returns (θ, iterations).
+    ``q`` is the observed distribution of reports (sums to 1); ``channels`` act axis by axis, or
+    ``maps = (forward, backward)`` give θ ↦ Cᵀθ and r ↦ Cr directly (e.g. k-RR on a whole table).
+    ``batch``: axis 0 indexes independent tables. Starts from the uniform table and stops when
+    every ‖θ_{t+1} − θ_t‖₁ < ``tol`` or after ``iters`` steps. Returns (θ, iterations).
     """
     q = np.asarray(q, dtype=float)
-    mats = [np.asarray(C, dtype=float) for C in channels]
-    theta = np.full(q.shape, 1.0 / q.size)
+    axes = tuple(range(1, q.ndim)) if batch else tuple(range(q.ndim))
+    if maps is None:
+        mats = [np.asarray(C, dtype=float) for C in channels]
+        ax = axes if batch else None
+
+        def forward(t):
+            return apply_channel(t, mats, axes=ax)
+
+        def backward(r):
+            return apply_channel(r, [M.T for M in mats], axes=ax)
+    else:
+        forward, backward = maps
+    theta = np.full(q.shape, 1.0 / (q[0].size if batch else q.size))
     for it in range(1, iters + 1):
-        pred = apply_channel(theta, mats)
+        pred = forward(theta)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(pred > 0, q / pred, 0.0)
-        new = theta * apply_channel(ratio, [M.T for M in mats])
-        new /= new.sum()
-        if np.abs(new - theta).sum() < tol:
+        new = theta * backward(ratio)
+        new /= new.sum(axis=axes, keepdims=True)
+        if np.abs(new - theta).sum(axis=axes).max() < tol:
             return new, it
         theta = new
     return theta, iters

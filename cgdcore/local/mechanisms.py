@@ -87,10 +87,6 @@ def split_budget(eps: float, arities, mode: str = "proportional") -> np.ndarray:
     raise UserError(f"budget split must be 'proportional' or 'uniform'; got {mode!r}.")
 
 
-def _uniforms(rng: np.random.Generator, shape) -> np.ndarray:
-    return rng.random(shape)
-
-
 def krr_cwise(data, arities, eps: float, rng: np.random.Generator, split: str = "proportional"):
     """k-RR on every column with ε_i from :func:`split_budget` (sequential composition: ε-LDP per record)."""
     from cgdcore.kernels import krr_cells
@@ -99,7 +95,7 @@ def krr_cwise(data, arities, eps: float, rng: np.random.Generator, split: str = 
     eps_i = split_budget(eps, ar, split)
     p = np.array([krr_keep_probability(float(e), int(k)) for e, k in zip(eps_i, ar)])
     out = np.empty_like(data)
-    krr_cells(data, ar, p, _uniforms(rng, data.shape), out)
+    krr_cells(data, ar, p, rng.random(data.shape), out)
     return out, {"epsilons": eps_i, "keep_probabilities": p}
 
 
@@ -208,7 +204,7 @@ def geo_cwise(data, arities, rng: np.random.Generator, *, p_max: float | None = 
     for j, e in enumerate(eps_x):
         rtab[j, :len(e)] = np.exp(-e)
     out = np.empty_like(data)
-    geometric_cells(data, ar, rtab, _uniforms(rng, data.shape), out)
+    geometric_cells(data, ar, rtab, rng.random(data.shape), out)
     info = {"epsilon_x": eps_x}
     if p_max is not None:
         info["p_max_per_column"] = cwise_pmax_split(p_max, ar)
@@ -279,7 +275,7 @@ def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = N
     else:
         row_eps = np.full(len(data), _check_eps(eps))
     out = np.empty_like(data)
-    geometric_rows(data, ar, np.exp(-row_eps), _uniforms(rng, data.shape), out)
+    geometric_rows(data, ar, np.exp(-row_eps), rng.random(data.shape), out)
     if len(row_eps):
         summary = {"epsilon_range": (float(row_eps.min()), float(row_eps.max())),
                    "epsilon_median": float(np.median(row_eps))}
