@@ -10,7 +10,7 @@ from cgdcore.data import load_dataset
 from cgdcore.data.sem import random_dag, random_weights, simulate_linear_sem
 from cgdcore.discover import discover
 from cgdcore.score.dp_notears import clipped_gradient, gradient_sensitivity
-from cgdcore.score.notears import loss_and_grad_cov, loss_and_grad_data, notears_linear
+from cgdcore.score.notears import _lbfgsb_nonneg, _offdiag, loss_and_grad_cov, loss_and_grad_data, notears_linear
 from cgdcore.score.schedules import SCHEDULES, fitted_schedule, lemma2_iterations, schedule
 
 
@@ -36,6 +36,35 @@ def test_notears_recovers_er2_graph():
     r = notears_linear(X.T @ X / len(X))
     assert r.converged
     assert dag_shd(r.adjacency, B) <= 3
+
+
+def test_lbfgsb_driver_takes_the_same_iterates_as_scipy_minimize():
+    from scipy.optimize import minimize, rosen, rosen_der
+
+    rng = np.random.default_rng(3)
+    Q = rng.normal(size=(30, 30))
+    Q = Q @ Q.T + np.eye(30)
+    b = rng.normal(size=30) * 5  # negative entries make some bounds x ≥ 0 active
+
+    def quad(x):
+        return 0.5 * x @ Q @ x - b @ x, Q @ x - b
+
+    def shifted_rosen(x):
+        return rosen(x + 0.5), rosen_der(x + 0.5)
+
+    cases = [(quad, np.ones(30), {}), (shifted_rosen, rng.normal(size=12), {}),
+             (shifted_rosen, np.full(12, 2.0), {"maxiter": 7}), (quad, np.zeros(30), {"maxfun": 5})]
+    for fg, x0, opts in cases:
+        ref = minimize(fg, x0, method="L-BFGS-B", jac=True, bounds=[(0, None)] * x0.size, options=opts)
+        assert np.array_equal(_lbfgsb_nonneg(fg, x0, **opts), ref.x)
+
+
+def test_offdiagonal_view_is_the_masked_entries():
+    A = np.arange(49.0).reshape(7, 7)
+    v = _offdiag(A)
+    assert np.array_equal(v.ravel(), A[~np.eye(7, dtype=bool)])
+    v[:] = -1
+    assert np.all(np.diag(A) >= 0) and np.sum(A == -1) == 42
 
 
 def test_covariance_gradient_equals_data_gradient():
