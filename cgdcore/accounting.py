@@ -21,6 +21,10 @@ Composition rules, all over the releases actually recorded:
   (Dong, Roth & Su 2022): μ = sqrt(Σ (Δ_i/σ_i)²), and ε at the run's δ from the Balle–Wang
   curve δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2). Smith & Thakurta (2022) show it stays valid
   as a filter under fully adaptive composition.
+* ``parallel`` — releases computed on *disjoint* parts of the data (e.g. each data owner's
+  rows in a federation) compose in parallel (McSherry 2009, Thm 4): the total is the largest
+  part's own total (min of basic and advanced within the part), with releases on the whole
+  data counted in every part.
 * ``pld`` — a numerically tight accountant: the privacy-loss distribution of the same
   releases (Google's ``dp_accounting``; Laplace releases by their exact Laplace PLD, other
   pure-ε releases by the worst-case ε-DP PLD). It is tight for a *fixed* sequence of
@@ -57,7 +61,7 @@ __all__ = [
 ]
 
 #: Rules whose totals are valid DP guarantees for the recorded run (see module docstring).
-VALID_RULES = ("basic", "advanced", "per_group", "gaussian")
+VALID_RULES = ("basic", "advanced", "per_group", "gaussian", "parallel")
 
 
 class BudgetExceeded(RuntimeError):
@@ -162,6 +166,8 @@ class Release:
     group: str = ""
     laplace_ratio: float | None = None
     gaussian_mu: float | None = None
+    #: the disjoint part of the data it was computed on ("" = the whole dataset)
+    partition: str = ""
 
 
 def gaussian_delta(eps: float, mu: float) -> float:
@@ -248,6 +254,8 @@ class Ledger:
     _group_sums: dict[str, _Sums] = field(default_factory=dict)
     _mu2: float = 0.0
     _all_gaussian: bool = True
+    _part_sums: dict[str, _Sums] = field(default_factory=dict)
+    _shared: _Sums = field(default_factory=_Sums)
 
     def void_guarantee(self, why: str) -> None:
         """Mark every total of this run as not a DP guarantee (the sensitivity is not proven)."""
@@ -264,7 +272,7 @@ class Ledger:
     def _group_delta(self) -> float:
         return self.delta / max(self.groups_planned, len(self._group_sums), 1)
 
-    def filter_total(self, extra: tuple[tuple[float, str], ...] = ()) -> float:
+    def filter_total(self, extra: tuple[tuple[float, str], ...] = (), partition: str = "") -> float:
         """The ε the budget filter holds the run to: min(basic, advanced, per-group) over the
         recorded releases plus the hypothetical ``extra`` releases ((ε, group), ...)."""
         s = self._sums
@@ -282,19 +290,43 @@ class Ledger:
         log_g = math.log(max(self.groups_planned, len(groups), 1) / self.delta)
         per_group = sum(min(a, math.sqrt(2.0 * log_g * b) + c) for a, b, c in groups.values())
         best = min(basic, adv, per_group)
+        if self._part_sums or partition:  # hypothetical releases go to ``partition`` ("" = every part)
+            best = min(best, self._parallel_total(self.delta, pairs, partition)[0])
         extra_mu = [m for *_, m in (e if len(e) == 3 else (*e, None) for e in extra)]
         if self._all_gaussian and all(m is not None for m in extra_mu):
             mu = math.sqrt(self._mu2 + sum(m * m for m in extra_mu))
             best = min(best, gaussian_epsilon(mu, self.delta))
         return best
 
-    def can_afford(self, epsilon: float, group: str = "", *more: tuple, gaussian_mu: float | None = None) -> bool:
+    def _parallel_total(self, delta_prime: float, extra=(), partition: str = "") -> tuple[float, float]:
+        """McSherry (2009) parallel composition over the recorded partitions (plus hypothetical
+        ``extra`` releases on ``partition``, or on the whole data when it is "")."""
+        sh = self._shared
+        worst = (0.0, 0.0)
+        parts = dict(self._part_sums)
+        if partition and partition not in parts:
+            parts[partition] = _Sums()
+        for name, ps in parts.items():
+            ex = extra if (not partition or name == partition) else ()
+            n = ps.n + sh.n + len(ex)
+            eps = ps.eps + sh.eps + sum(e for e, _ in ex)
+            eps2 = ps.eps2 + sh.eps2 + sum(e * e for e, _ in ex)
+            lin = ps.lin + sh.lin + sum(_lin(e) for e, _ in ex)
+            dl = ps.delta + sh.delta
+            adv = (math.sqrt(2.0 * math.log(1.0 / delta_prime) * eps2) + lin, delta_prime + dl) if n else (0.0, 0.0)
+            part = min((eps, dl), adv)
+            worst = max(worst, part)
+        return worst
+
+    def can_afford(self, epsilon: float, group: str = "", *more: tuple, gaussian_mu: float | None = None,
+                   partition: str = "") -> bool:
         """True when recording a release of ε in ``group`` (and any ``more`` (ε, group) pairs)
-        keeps the run within its budget. Gaussian releases pass their μ = Δ/σ."""
+        keeps the run within its budget. Gaussian releases pass their μ = Δ/σ; releases on a
+        disjoint part of the data name it (``partition``)."""
         if self.budget is None:
             return True
         first = (epsilon, group, gaussian_mu) if gaussian_mu is not None else (epsilon, group)
-        return self.filter_total((first,) + tuple(more)) <= self.budget * (1 + 1e-12)
+        return self.filter_total((first,) + tuple(more), partition) <= self.budget * (1 + 1e-12)
 
     def remaining(self) -> float:
         """Budget left under the filter rule (inf when uncapped)."""
@@ -304,16 +336,20 @@ class Ledger:
 
     def record(self, mechanism: str, epsilon: float, delta: float = 0.0, *, order: int | None = None,
                what: str = "", group: str = "", laplace_ratio: float | None = None,
-               gaussian_mu: float | None = None) -> Release:
-        """Declare one release. Raises BudgetExceeded if it would break the budget."""
+               gaussian_mu: float | None = None, partition: str = "") -> Release:
+        """Declare one release. Raises BudgetExceeded if it would break the budget.
+
+        ``partition`` names the disjoint part of the data the release was computed on (parallel
+        composition); "" means the whole dataset."""
         if not (epsilon > 0 and math.isfinite(epsilon)):
             raise ValueError(f"a release must cost a finite ε > 0; got {epsilon!r}")
         group = group or mechanism
-        if not self.can_afford(epsilon, group, gaussian_mu=gaussian_mu):
+        if not self.can_afford(epsilon, group, gaussian_mu=gaussian_mu, partition=partition):
             raise BudgetExceeded(
                 f"release of ε={epsilon:.4g} would take the run past its budget ε={self.budget:.4g}"
             )
-        rel = Release(mechanism, float(epsilon), float(delta), order, what, group, laplace_ratio, gaussian_mu)
+        rel = Release(mechanism, float(epsilon), float(delta), order, what, group, laplace_ratio, gaussian_mu,
+                      partition)
         if gaussian_mu is None:
             self._all_gaussian = False
         else:
@@ -321,6 +357,10 @@ class Ledger:
         self.releases.append(rel)
         self._sums.add(rel.epsilon, rel.delta)
         self._group_sums.setdefault(group, _Sums()).add(rel.epsilon, rel.delta)
+        if partition:
+            self._part_sums.setdefault(partition, _Sums()).add(rel.epsilon, rel.delta)
+        else:
+            self._shared.add(rel.epsilon, rel.delta)
         return rel
 
     def __len__(self) -> int:
@@ -360,6 +400,10 @@ class Ledger:
             gd += d
         out["per_group"] = _entry(ge, gd, True, f"min(basic, advanced at δ'={dg:.3g}) within each of "
                                                f"{len(groups)} group(s), basic across groups")
+        if self._part_sums:
+            out["parallel"] = _entry(*self._parallel_total(self.delta), True,
+                                     f"McSherry parallel composition over {len(self._part_sums)} disjoint part(s) "
+                                     "of the data: the largest part's min(basic, advanced)")
         if s.n and self._all_gaussian:
             mu = math.sqrt(self._mu2)
             out["gaussian"] = _entry(gaussian_epsilon(mu, self.delta), self.delta, True,

@@ -150,6 +150,26 @@ def build_parser() -> argparse.ArgumentParser:
                    help="de-biased p-values: parametric bootstrap with a scaled-χ² tail (default) or χ² at the effective n")
     g.add_argument("--bootstrap", type=_positive_int("--bootstrap"), default=None,
                    help="bootstrap replicates per de-biased test (99)")
+    g = q.add_argument_group("encrypted federated PC (--algo fhe-pc)")
+    g.add_argument("--owners", type=_positive_int("--owners"), default=None, help="data owners (2–10; 3)")
+    g.add_argument("--owner-split", choices=["iid", "skewed"], default=None,
+                   help="rows dealt to owners at random (iid, default) or Dirichlet-skewed on the first variable")
+    g.add_argument("--fhe-mode", choices=["plaintext", "emulate", "aggregate", "paper", "warm"], default=None,
+                   help="plaintext reference, numpy emulation, secure aggregation, the paper's encrypted statistic "
+                        "(10 NR iterations, Taylor-3) or the warm-started one (default)")
+    g.add_argument("--nr-iterations", type=_positive_int("--nr-iterations"), default=None,
+                   help="Newton–Raphson iterations of the encrypted reciprocal (paper 10, warm 4)")
+    g.add_argument("--r0", type=_finite("--r0"), default=None, help="public initial guess of the reciprocal (1)")
+    g.add_argument("--taylor-terms", type=_positive_int("--taylor-terms"), default=None,
+                   help="terms of the log series (3)")
+    g.add_argument("--log-series", choices=["taylor", "atanh"], default=None,
+                   help="G²'s log: the paper's Taylor series around 1, or 2·atanh((r−1)/(r+1)) (warm default)")
+    g.add_argument("--warm-c", type=_finite("--warm-c"), default=None, help="warm-start guess factor c (0.7)")
+    g.add_argument("--fhe-dp", choices=["once", "per-count"], default=None,
+                   help="DP variant: distributed Laplace on each owner's joint histogram once (ε total), or the "
+                        "paper's Laplace on every count (its composed cost reported)")
+    g.add_argument("--key-holder", type=_positive_int("--key-holder"), default=None,
+                   help="which owner holds the secret key (1)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
 
     q = sub.add_parser("privatize", help="privatise every record of a dataset with a local-DP mechanism")
@@ -219,6 +239,8 @@ def cmd_discover(args) -> int:
 
     if args.algo not in ALGORITHMS:
         raise UserError(f"unknown or unavailable algorithm {args.algo!r}; available: {', '.join(ALGORITHMS)}.")
+    if args.algo == "fhe-pc" and args.epsilon is not None and args.fhe_dp is None:
+        raise UserError("--epsilon applies to fhe-pc only with its DP variant: add --fhe-dp once (or per-count).")
     if args.algo == "pc" and any(v is not None for v in (args.epsilon, args.round_epsilon, args.delta)):
         raise UserError("--epsilon/--round-epsilon/--delta apply to private algorithms; 'pc' is not private. "
                         "Drop them or choose a private --algo.")
@@ -232,6 +254,18 @@ def cmd_discover(args) -> int:
                if v is not None}
     if options and args.algo == "pc":
         raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")
+    fhe = {k: v for k, v in (("owners", args.owners), ("split", args.owner_split), ("mode", args.fhe_mode),
+                             ("nr_iterations", args.nr_iterations), ("r0", args.r0),
+                             ("taylor_terms", args.taylor_terms), ("log_series", args.log_series),
+                             ("warm_c", args.warm_c), ("dp", args.fhe_dp), ("key_holder", args.key_holder))
+           if v is not None}
+    if fhe and args.algo != "fhe-pc":
+        flag = {"split": "owner-split", "mode": "fhe-mode", "dp": "fhe-dp"}.get(next(iter(fhe)), next(iter(fhe)))
+        raise UserError(f"--{flag.replace('_', '-')} applies to --algo fhe-pc.")
+    if args.algo == "fhe-pc":
+        if options:
+            raise UserError(f"--{next(iter(options)).replace('_', '-')} does not apply to fhe-pc.")
+        options = fhe
     ldp = None
     ldp_flags = (args.ldp_epsilon, args.ldp_pmax, args.ldp_seed, args.ldp_bins, args.debias, args.calibration,
                  args.bootstrap)
@@ -261,9 +295,13 @@ def cmd_discover(args) -> int:
         m = out["metrics"]
         print(f"skeleton P/R/F1 {m['skeleton_precision']:.3f}/{m['skeleton_recall']:.3f}/{m['skeleton_f1']:.3f}  "
               f"arc F1 {m['arc_f1']:.3f}  SHD {m['shd']}  (truth: {out['truth']['name']})")
+    if out.get("fhe"):
+        print(_fhe_summary(out["fhe"]))
     if out["privacy"] and out["privacy"].get("model") == "local":
         pv = out["privacy"]
         print(_local_summary(pv))
+    elif out["privacy"] and out["privacy"].get("epsilon") is None:
+        pass  # encrypted without DP: nothing to account
     elif out["privacy"]:
         pv = out["privacy"]
         cap = "uncapped" if pv["budget"] is None else f"budget ε={pv['budget']:g}"
@@ -278,6 +316,27 @@ def cmd_discover(args) -> int:
     for note in out["notes"]:
         print(f"note: {note}")
     return 0
+
+
+def _fhe_summary(f: dict) -> str:
+    sec = f["seconds"]
+    mb = lambda b: b / 1e6  # noqa: E731
+    lines = [f"federation: {f['owners']} owners (rows {f['owner_rows']}), mode {f['mode']}; CI decisions agree with "
+             f"plaintext on {100 * f['agreement']:.1f}%"
+             + ("" if f["shd_vs_plaintext"] is None else f", SHD vs the plaintext graph {f['shd_vs_plaintext']}")]
+    for lv in f["levels"]:
+        lines.append(f"  order {lv['order']}: {lv['tests']} tests in {lv['slots']} slots, agreement "
+                     f"{100 * lv['agreement']:.1f}%" + (f", max r0·x {lv['max_r0x']:.2f}" if "max_r0x" in lv else ""))
+    lines.append(f"  time: keygen {sec['keygen']:.2f} s, count {sec['count']:.2f} s, encrypt {sec['encrypt']:.2f} s, "
+                 f"server {sec['compute']:.2f} s, decrypt {sec['decrypt']:.2f} s")
+    if f["ckks"]:
+        b = f["bytes"]
+        lines.append(f"  CKKS {f['ckks']}; public context {mb(b['public_context']):.1f} MB, upload per owner "
+                     f"{mb(max(b['upload_per_owner'])):.1f} MB, results {mb(b['results']):.2f} MB, "
+                     f"{f['ciphertexts']} ciphertexts")
+    if f.get("peak_memory_mb"):
+        lines.append(f"  peak memory {f['peak_memory_mb']:.0f} MB")
+    return "\n".join(lines)
 
 
 def _local_summary(pv: dict) -> str:

@@ -61,10 +61,14 @@ def _marks(A: np.ndarray) -> np.ndarray:
     return A.astype(np.int8) + 2 * A.T.astype(np.int8)
 
 
+def shd_between(a: np.ndarray, b: np.ndarray) -> int:
+    """SHD between two graphs as given (pairs whose edge mark differs: missing, extra or reversed)."""
+    iu = np.triu_indices(np.asarray(a).shape[0], 1)
+    return int((_marks(a)[iu] != _marks(b)[iu]).sum())
+
+
 def shd_cpdag(learned: np.ndarray, true_dag: np.ndarray) -> int:
-    T = reference_cpdag(true_dag)
-    iu = np.triu_indices(T.shape[0], 1)
-    return int((_marks(learned)[iu] != _marks(T)[iu]).sum())
+    return shd_between(learned, reference_cpdag(true_dag))
 
 
 def evaluate(learned: np.ndarray, true_dag: np.ndarray) -> dict[str, float]:

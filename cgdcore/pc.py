@@ -426,6 +426,9 @@ def pc(
         d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated,
         record_trace=record_trace, progress=progress,
     )
+    best = getattr(policy, "best_sepset", None)  # a batched policy may prefer another separating set
+    if best is not None:
+        sepsets = {k: tuple(best(k[0], k[1], S)) for k, S in sepsets.items()}
     n_orient_before = len(trace)
     cpdag, ambiguous, conflicts = orient(adj, sepsets, rule=orientation, policy=policy, trace=trace)
     seconds = time.perf_counter() - t0

@@ -1,0 +1,186 @@
+"""``fhe-pc``: PC whose skeleton CI statistics are computed by a federation under CKKS.
+
+The one PC engine runs unchanged; :class:`FederatedPolicy` answers its queries. At the start of
+every level (the engine's ``begin_order`` hook) the policy has the federation evaluate *all*
+tests of the level in one encrypted batch (seed 003 §III-C5), then answers each query from the
+decrypted batch, and offers the engine the max-p separating set per edge (§IV-B). The
+skeleton of stable PC does not depend on the order of the queries, so batching changes nothing
+but the separating sets chosen. Orientation (v-structures, Meek) runs in plaintext (§III-A).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from cgdcore import UserError
+from cgdcore.fhe.parties import Owner, split_rows
+from cgdcore.fhe.protocol import DP_VARIANTS, Federation, Settings, level_tests
+from cgdcore.pc import Decision
+
+
+class FederatedPolicy:
+    """CI decisions from the federation's batched, level-wise statistics (p ≥ α: independent)."""
+
+    def __init__(self, federation: Federation, alpha: float):
+        self.fed = federation
+        self.alpha = float(alpha)
+        self._decisions: dict[tuple, Decision] = {}
+        self._best: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
+        self.evaluated = 0
+
+    def begin_order(self, order, adjacency):
+        tests = level_tests([sorted(a) for a in adjacency], order)
+        if not tests:
+            return
+        info = self.fed.evaluate(tests, order)
+        a = self.alpha
+        indep = info["p"] >= a
+        info["agreement"] = float(np.mean(indep == (info["p_plaintext"] >= a)))
+        info["flips"] = int(np.sum(indep != (info["p_plaintext"] >= a)))
+        self.evaluated += len(tests)
+        for (x, y, S), st, p, ind in zip(tests, info["stats"], info["p"], indep):
+            self._decisions[(x, y, S)] = Decision(bool(ind), float(st), float(p))
+            if ind and p > self._best.get((x, y), (-1.0, ()))[0]:
+                self._best[(x, y)] = (float(p), S)
+
+    def decide(self, x, y, S, order):
+        return self._decisions[(min(x, y), max(x, y), tuple(S))]
+
+    def best_sepset(self, i: int, j: int, first: tuple[int, ...]) -> tuple[int, ...]:
+        return self._best.get((i, j), (0.0, first))[1]
+
+
+def federate(dataset, *, owners: int, split: str, seed) -> list[Owner]:
+    """Split the rows among the owners (reproducibly from ``seed``)."""
+    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 3]))
+    codes = np.asarray(dataset.data, dtype=np.int64)
+    parts = split_rows(dataset.n, owners, split, codes, rng)
+    return [Owner(i, codes[p], tuple(dataset.arities)) for i, p in enumerate(parts)]
+
+
+def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings | None = None, alpha: float = 0.05,
+           max_order: int | None = None, dp: str | None = None, epsilon: float | None = None, delta: float = 1e-6,
+           seed: int | None = 0, key_holder: int = 0, progress: Callable[[str], None] | None = None,
+           pc_progress=None, reference: bool = True):
+    """Run the federated protocol and PC; returns (pc Result, report, ledger or None).
+
+    ``reference``: also run the plaintext protocol on the same split, so the report can give the
+    SHD between the encrypted run's graph and the plaintext one.
+    """
+    from cgdcore.accounting import Ledger, validate_epsilon
+    from cgdcore.metrics import shd_between
+    from cgdcore.pc import pc
+
+    settings = (settings or Settings()).resolved()
+    if not dataset.is_discrete:
+        raise UserError("fhe-pc counts contingency tables: the data must be discrete (bin numeric columns first).")
+    if not 0 <= key_holder < owners:
+        raise UserError(f"the key holder must be one of the {owners} owners (1 to {owners}).")
+    ledger = None
+    if dp is not None:
+        if dp not in DP_VARIANTS:
+            raise UserError(f"unknown DP variant {dp!r}; choose one of {', '.join(DP_VARIANTS)}.")
+        if epsilon is None:
+            raise UserError("the DP variant needs --epsilon (the Laplace noise's ε).")
+        epsilon = validate_epsilon(epsilon, "ε of the DP variant")
+        # "once" spends ε in total (a hard cap); the paper's per-count ε is uncapped, its real total reported
+        ledger = Ledger(budget=epsilon if dp == "once" else None, delta=delta)
+        if dp == "per-count" and settings.mode != "plaintext":
+            settings = replace(settings, mode="plaintext")
+        if dp == "once" and settings.mode != "aggregate":
+            settings = replace(settings, mode="aggregate")
+    elif epsilon is not None:
+        raise UserError("--epsilon applies to fhe-pc only with a DP variant (--fhe-dp once|per-count).")
+    t0 = time.perf_counter()
+    parties = federate(dataset, owners=owners, split=split, seed=seed)
+    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 4]))
+    fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
+                     epsilon=epsilon, ledger=ledger, rng=rng, progress=progress)
+    _reset_peak_memory()
+    if dp == "once":
+        fed.prepare_dp_once()
+    policy = FederatedPolicy(fed, alpha)
+    params = {"ci_test": settings.statistic, "alpha": alpha, "owners": owners, "split": split, "mode": settings.mode,
+              "iterations": settings.iterations, "r0": settings.r0, "warm_start": settings.warm_start,
+              "warm_c": settings.warm_c, "taylor_terms": settings.taylor_terms, "dp": dp, "key_holder": key_holder + 1,
+              "sepset": "max-p (batched level)"}
+    result = pc(policy, dataset.variables, max_order=max_order, params=params, progress=pc_progress)
+    result = replace(result, n_ci_tests=policy.evaluated)
+    report = fed.report
+    report["seconds"]["total"] = time.perf_counter() - t0
+    report["peak_memory_mb"] = _peak_memory_mb()
+    report["owner_rows"] = [o.n for o in parties]
+    report["owners"] = owners
+    decided = sum(lv["tests"] for lv in report["levels"])
+    report["agreement"] = (sum(lv["agreement"] * lv["tests"] for lv in report["levels"]) / decided) if decided else 1.0
+    report["overshoot"] = sum(lv.get("overshoot_slots", 0) for lv in report["levels"])
+    if reference and (settings.mode != "plaintext" or dp is not None):
+        ref_fed = Federation(parties, dataset.n, tuple(dataset.arities), replace(settings, mode="plaintext"))
+        ref = pc(FederatedPolicy(ref_fed, alpha), dataset.variables, max_order=max_order)
+        report["plaintext_cpdag"] = ref.cpdag
+        report["shd_vs_plaintext"] = shd_between(result.cpdag, ref.cpdag)
+    return result, report, ledger
+
+
+def _reset_peak_memory():
+    try:  # Linux: writing 5 resets the peak RSS (VmHWM) of this process
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def _peak_memory_mb() -> float | None:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
+
+
+def what_each_party_sees(mode: str, dp: str | None) -> dict[str, str]:
+    """Who learns what in each mode (seed 003 §III-B threat model: honest-but-curious server)."""
+    if dp == "once":
+        return {"owners": "their own rows; they add a share of Laplace noise to their joint histogram and encrypt it",
+                "server": "ciphertexts only (public context: public and relinearisation keys, no secret key)",
+                "key holder": "the noisy joint histogram (ε-DP) and everything computed from it"}
+    if dp == "per-count":
+        return {"owners": "their own rows; they add Laplace noise to every count vector they send",
+                "server": "every owner's noisy counts for every test, in the clear (as in the paper)",
+                "key holder": "nothing beyond the server (no encryption in the paper's DP variant)"}
+    if mode == "plaintext":
+        return {"owners": "their own rows", "server": "every owner's exact local counts for every test",
+                "key holder": "no keys: nothing is encrypted (the reference)"}
+    if mode == "emulate":
+        return {"owners": "their own rows", "server": "—  (a noise-free numpy emulation of the circuit; nothing is "
+                "encrypted)", "key holder": "the approximate statistics"}
+    if mode == "aggregate":
+        return {"owners": "their own rows; encrypt their local tables",
+                "server": "ciphertexts only (no secret key); adds them",
+                "key holder": "the aggregated contingency tables of every test (not any single owner's)"}
+    return {"owners": "their own rows; encrypt their local counts" + (" and a guess of each reciprocal" if mode == "warm"
+                                                                     else ""),
+            "server": "ciphertexts only (no secret key); evaluates the χ²/G² circuit on them",
+            "key holder": "each test's per-cell contributions to the statistic, summed into one statistic per test"}
+
+
+def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
+    """The JSON-safe part of a run's report (the ``fhe`` key of ``discover --json``)."""
+    levels = [{"order": lv["order"], "tests": lv["tests"], "slots": lv["slots"],
+               "agreement": lv.get("agreement"), "flips": lv.get("flips"),
+               **({"max_r0x": lv["max_r0x"], "overshoot_slots": lv["overshoot_slots"]} if "max_r0x" in lv else {})}
+              for lv in report["levels"]]
+    return {"mode": params.get("mode"), "owners": report.get("owners"), "owner_rows": report.get("owner_rows"),
+            "agreement": report.get("agreement"), "levels": levels,
+            "shd_vs_plaintext": report.get("shd_vs_plaintext"),
+            "seconds": {k: round(v, 4) for k, v in report["seconds"].items()},
+            "bytes": report["bytes"], "ciphertexts": report.get("ciphertexts", 0),
+            "ckks": report.get("ckks"), "ckks_params": report.get("ckks_params"),
+            "peak_memory_mb": report.get("peak_memory_mb"),
+            "sees": what_each_party_sees(params.get("mode"), params.get("dp"))}
