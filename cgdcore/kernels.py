@@ -4,7 +4,8 @@
   2009, Alg. 3.1), used by the oracle policy.
 * :func:`greedy_flip_steps` — EM-PC's greedy "records to remove to flip a G-test" search.
 * :func:`krr_cells`, :func:`geometric_cells`, :func:`geometric_rows` — local-DP privatisation of
-  a whole (n, d) code matrix in one pass (k-RR; bounded geometric per column or per row).
+  a whole (n, d) code matrix in one pass (k-RR; bounded geometric per column or per row);
+  :func:`class_counts` — Geo Comb's per-row multiset of border-distance classes.
 """
 from __future__ import annotations
 
@@ -222,16 +223,19 @@ def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def _geo_draw(xj, kj, ri, uij):  # pragma: no cover - compiled
-    """One bounded geometric draw: P[y | x] ∝ r^{|y − x|} on 0..k − 1, by the inverse CDF.
+def _geo_norm(xj, kj, ri):  # pragma: no cover - compiled
+    """S_x = Σ_{y<k} r^{|y − x|} in closed form (seed_ldp.md §2.2)."""
+    return (1.0 - ri ** (xj + 1)) / (1.0 - ri) + (ri - ri ** (kj - xj)) / (1.0 - ri)
 
-    The normaliser is the closed form of seed_ldp.md §2.2; the walk goes outward from x
-    (x, x − 1, x + 1, x − 2, …), so few steps are needed when r is small.
+
+@njit(cache=True, nogil=True)
+def _geo_walk(xj, kj, ri, t):  # pragma: no cover - compiled
+    """One bounded geometric draw, P[y | x] ∝ r^{|y − x|} on 0..k − 1, by the inverse CDF at t = u·S_x.
+
+    The walk goes outward from x (x, x − 1, x + 1, x − 2, …), so few steps are needed when r is small.
     """
     if ri <= 0.0:
         return xj
-    total = (1.0 - ri ** (xj + 1)) / (1.0 - ri) + (ri - ri ** (kj - xj)) / (1.0 - ri)
-    t = uij * total
     acc = 1.0
     if acc > t:
         return xj
@@ -258,22 +262,55 @@ def _geo_draw(xj, kj, ri, uij):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def geometric_rows(x, k, r, u, out):  # pragma: no cover - compiled
-    """Bounded geometric draw for every cell with one ratio r[i] = e^{−ε_i} per row (Geo Comb, L1)."""
+def class_counts(x, table, n_classes):  # pragma: no cover - compiled
+    """counts[i, c] = #{j : table[j, x[i, j]] = c}: per row, how many cells fall in each class (Geo Comb's
+    border-distance classes)."""
     n, d = x.shape
+    counts = np.zeros((n, n_classes), np.int64)
     for i in range(n):
         for j in range(d):
-            out[i, j] = _geo_draw(x[i, j], k[j], r[i], u[i, j])
+            counts[i, table[j, x[i, j]]] += 1
+    return counts
+
+
+@njit(cache=True, nogil=True)
+def geometric_rows(x, k, r, u, out):  # pragma: no cover - compiled
+    """Bounded geometric draw for every cell with one ratio r[i] = e^{−ε_i} per row (Geo Comb, L1).
+
+    The powers r^m (m ≤ max k) are taken once per row, so S_x costs no power per cell; they are the
+    same r ** m as in :func:`_geo_norm`, so the draws are too."""
+    n, d = x.shape
+    kmax = 0
+    for j in range(d):
+        kmax = max(kmax, k[j])
+    pw = np.empty(kmax + 1)
+    for i in range(n):
+        ri = r[i]
+        for m in range(kmax + 1):
+            pw[m] = ri ** m
+        for j in range(d):
+            xj = x[i, j]
+            kj = k[j]
+            if ri <= 0.0:
+                out[i, j] = xj
+            else:
+                norm = (1.0 - pw[xj + 1]) / (1.0 - ri) + (ri - pw[kj - xj]) / (1.0 - ri)
+                out[i, j] = _geo_walk(xj, kj, ri, u[i, j] * norm)
 
 
 @njit(cache=True, nogil=True)
 def geometric_cells(x, k, rtab, u, out):  # pragma: no cover - compiled
     """Bounded geometric draw for every cell with ratio rtab[j, x] per column and input (Geo C-wise)."""
     n, d = x.shape
+    norm = np.ones(rtab.shape)  # S_x per column and input, once
+    for j in range(d):
+        for c in range(k[j]):
+            if rtab[j, c] > 0.0:
+                norm[j, c] = _geo_norm(c, k[j], rtab[j, c])
     for i in range(n):
         for j in range(d):
             xj = x[i, j]
-            out[i, j] = _geo_draw(xj, k[j], rtab[j, xj], u[i, j])
+            out[i, j] = _geo_walk(xj, k[j], rtab[j, xj], u[i, j] * norm[j, xj])
 
 
 @njit(cache=True, nogil=True)

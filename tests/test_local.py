@@ -250,6 +250,22 @@ def test_geo_comb_true_epsilon_equals_the_brute_force_channel():
             assert np.all(np.abs(same - kw["p_max"]) < 4 * math.sqrt(0.2 * 0.8 / 20_000))
 
 
+def test_geo_comb_distinct_multisets_agree_on_every_path():
+    from cgdcore.local.mechanisms import _distinct_counts
+
+    rng = np.random.default_rng(2)
+    cls = rng.integers(0, 4, size=(5000, 7))
+    counts = (cls[:, :, None] == np.arange(4)).sum(axis=1)  # rows of counts summing to 7
+    ref, ref_inv = np.unique(counts, axis=0, return_inverse=True)
+    for dense_max in (1 << 22, 0):  # marked table, then np.unique on the keys
+        distinct, inv = _distinct_counts(counts, dense_max=dense_max)
+        assert np.array_equal(distinct[inv], counts)
+        assert len(distinct) == len(ref) == len(set(zip(inv, ref_inv.reshape(-1))))  # the same partition
+    wide = (rng.integers(0, 40, size=(300, 20))[:, :, None] == np.arange(40)).sum(axis=1)  # 21^39 keys
+    distinct, inv = _distinct_counts(wide)
+    assert np.array_equal(distinct[inv], wide) and len(distinct) == len(np.unique(wide, axis=0))
+
+
 def test_privatize_reports_vulnerability_and_true_epsilon_and_keeps_truth():
     from cgdcore.data import load_dataset
 

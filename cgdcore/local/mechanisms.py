@@ -129,14 +129,18 @@ def geometric_sum(x, k, eps) -> np.ndarray:
 
 
 def _bisect(fun, target, lo, hi, iters=80):
-    """Vectorised bisection for a decreasing fun: fun(ε) = target."""
+    """Vectorised bisection for a decreasing fun: fun(ε) = target. Stops early once no bracket moves
+    (in floating point the midpoint is then an end point, and every later step would repeat)."""
     lo = np.array(lo, dtype=float)
     hi = np.array(hi, dtype=float)
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
         big = fun(mid) > target
-        lo = np.where(big, mid, lo)
-        hi = np.where(big, hi, mid)
+        lo_new = np.where(big, mid, lo)
+        hi_new = np.where(big, hi, mid)
+        if np.array_equal(lo_new, lo) and np.array_equal(hi_new, hi):
+            break
+        lo, hi = lo_new, hi_new
     return 0.5 * (lo + hi)
 
 
@@ -229,17 +233,45 @@ def _edge_classes(ar: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]), table
 
 
-def _comb_pmax_epsilons(class_rows: np.ndarray, ck: np.ndarray, ce: np.ndarray, p_max: float) -> np.ndarray:
-    """ε_x with Π_i S_{e_i}(ε; k_i) = 1/p_max for each row of class ids (one bisection, vectorised)."""
-    def total(e):
-        s = np.ones(len(class_rows))
-        for j in range(class_rows.shape[1]):
-            c = class_rows[:, j]
-            s = s * geometric_sum(ce[c], ck[c], e)
-        return s
+def _comb_pmax_epsilons(counts: np.ndarray, ck: np.ndarray, ce: np.ndarray, p_max: float) -> np.ndarray:
+    """ε_x with Π_c S_{e_c}(ε; k_c)^{n_c} = 1/p_max for each row of class counts n_c (one bisection,
+    vectorised over rows; S is evaluated once per class, not once per attribute)."""
+    counts = np.asarray(counts, dtype=float)
 
-    n = len(class_rows)
+    def total(e):
+        return np.prod(geometric_sum(ce, ck, e[:, None]) ** counts, axis=1)
+
+    n = len(counts)
     return _bisect(total, 1.0 / p_max, np.zeros(n), np.full(n, 60.0))
+
+
+def _class_counts(classes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Rows of class ids → rows of counts per class id (the multiset)."""
+    return (np.asarray(classes)[:, :, None] == np.arange(n_classes)).sum(axis=1)
+
+
+def _distinct_counts(counts: np.ndarray, dense_max: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows of ``counts``, index of each row among them) for rows of non-negative counts with
+    equal sums d. The rows are keyed in base d + 1 without their last entry (d minus the others);
+    a key space of at most ``dense_max`` is marked in a table (no sort), a larger one goes through
+    np.unique (on the rows themselves if a key could overflow int64)."""
+    n, c = counts.shape
+    base = int(counts[0].sum()) + 1 if n else 1
+    space = base ** (c - 1)  # a Python int: no overflow
+    if space >= 2**62:
+        distinct, inv = np.unique(counts, axis=0, return_inverse=True)
+        return distinct, inv.reshape(-1)
+    radix = base ** np.arange(c - 1, dtype=np.int64)
+    if space <= dense_max:
+        key = counts[:, :-1] @ radix
+        seen = np.zeros(space, dtype=bool)
+        seen[key] = True
+        keys = np.flatnonzero(seen)
+        inv = (np.cumsum(seen) - 1)[key]
+        head = keys[:, None] // radix % base
+        return np.column_stack([head, base - 1 - head.sum(axis=1)]), inv
+    _, first, inv = np.unique(counts[:, :-1] @ radix, return_index=True, return_inverse=True)
+    return counts[first], inv.reshape(-1)
 
 
 def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = None, eps: float | None = None):
@@ -249,29 +281,16 @@ def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = N
     independently with the tuple's common ε_x. In p_max mode ε_x is found by bisection once per
     distinct multiset of border distances (see :func:`_edge_classes`), not per tuple.
     """
-    from cgdcore.kernels import geometric_rows
+    from cgdcore.kernels import class_counts, geometric_rows
 
     data, ar = _check_codes(data, arities)
     _check_one_of(p_max, eps)
     if p_max is not None:
         _check_pmax(p_max, float(np.prod(ar.astype(float))))
         ck, ce, table = _edge_classes(ar)
-        # the multiset of border-distance classes is its vector of counts per class
-        cls = table.astype(np.int16)[np.arange(len(ar))[None, :], data]
-        key = np.zeros(len(data), dtype=np.int64)
-        counts = []
-        for c in range(len(ck)):
-            cnt = np.count_nonzero(cls == c, axis=1)
-            counts.append(cnt)
-            key = key * (len(ar) + 1) + cnt
-        if (len(ar) + 1) ** len(ck) >= 2**62:  # the mixed-radix key would overflow: unique rows instead
-            _, first, inv = np.unique(np.stack(counts, axis=1), axis=0, return_index=True, return_inverse=True)
-        else:
-            _, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        reps = np.array([np.repeat(np.arange(len(ck)), [int(cn[i]) for cn in counts]) for i in first],
-                        dtype=np.int64).reshape(len(first), len(ar))
-        ex = _comb_pmax_epsilons(reps, ck, ce, p_max)
-        row_eps = ex[inv.reshape(-1)]
+        # the multiset of border-distance classes of a row is its vector of counts per class
+        distinct, inv = _distinct_counts(class_counts(data, table, len(ck)))
+        row_eps = _comb_pmax_epsilons(distinct, ck, ce, p_max)[inv]
     else:
         row_eps = np.full(len(data), _check_eps(eps))
     out = np.empty_like(data)
@@ -312,12 +331,13 @@ def geo_comb_epsilon(arities, *, p_max: float | None = None, eps: float | None =
         per_group.append((cls, m))
     if count > max_classes:
         centre = {int(k): max((i for i in range(len(ck)) if ck[i] == k), key=lambda i: ce[i]) for k in groups}
-        top = _comb_pmax_epsilons(np.array([[centre[int(k)] for k in ar]]), ck, ce, p_max)  # largest ε_x
+        top = _comb_pmax_epsilons(_class_counts(np.array([[centre[int(k)] for k in ar]]), len(ck)), ck, ce,
+                                  p_max)  # the largest ε_x
         return float(top[0] * (ar - 1).sum()), False
     rows = [sum(parts, ()) for parts in product(*[list(combinations_with_replacement(c, m))
                                                    for c, m in per_group])]
     classes = np.array(rows, dtype=np.int64)
-    ex = _comb_pmax_epsilons(classes, ck, ce, p_max)
+    ex = _comb_pmax_epsilons(_class_counts(classes, len(ck)), ck, ce, p_max)
     far = (ck[classes] - 1 - ce[classes]).sum(axis=1)
     return float(np.max(ex * far)), True
 
