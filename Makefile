@@ -39,6 +39,7 @@ bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/central.py
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/local.py
+	$(BIN)/python bench/fhe.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

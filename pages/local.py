@@ -84,11 +84,11 @@ with st.sidebar:
                               help="The paper uses the Gaussian (Fisher-z) test on the privatised bin codes.", **URL)
     alpha = float(st.select_slider("α", options=[0.001, 0.005, 0.01, 0.05, 0.1], value=0.01, key="lalpha", **URL))
     debias = st.selectbox("De-biasing", ["invert", "ibu"], key="ldeb",
-                          format_func=lambda m: {"invert": "channel inversion + simplex projection",
-                                                 "ibu": "iterative Bayesian update (slower)"}[m], **URL)
+                          help="**invert**: channel inversion + simplex projection. **ibu**: iterative Bayesian "
+                               "update (slower).", **URL)
     calibration = st.selectbox("p-value calibration", ["bootstrap", "neff"], key="lcal",
-                               format_func=lambda c: {"bootstrap": "parametric bootstrap (99 replicates)",
-                                                      "neff": "χ² at the effective n (fast, approximate)"}[c], **URL)
+                               help="**bootstrap**: parametric bootstrap (99 replicates). **neff**: χ² at the "
+                                    "effective n (fast, approximate).", **URL)
     max_order = st.number_input("Maximum order |S|", min_value=0, max_value=10, value=3, key="lmaxo",
                                 help="Largest conditioning set. De-biased tables grow as (bins)^(|S|+2).", **URL)
 

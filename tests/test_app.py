@@ -7,7 +7,8 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
-PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/datasets.py"]
+PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/encrypted.py",
+         "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -176,3 +177,31 @@ def test_local_page_geo_comb_pmax_explains_no_debiasing():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("cannot" in i.value or "no per-column channel" in i.value for i in at.info)
+
+
+def test_encrypted_page_secure_aggregation_and_dp():
+    at = app(timeout=180)
+    at.switch_page("pages/encrypted.py")
+    at.query_params.update({"fmode": "aggregate", "fn": "5000"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["CI decisions = plaintext"] == "100.0%" and metrics["SHD vs plaintext graph"] == "0"
+    assert any("no secret key" in md.value for md in at.markdown)
+    at.query_params.update({"fdp": "once", "feps": "2"})
+    at2 = app(timeout=180)
+    at2.switch_page("pages/encrypted.py")
+    at2.query_params.update({"fdp": "once", "feps": "2", "fn": "5000"})
+    at2.run()
+    assert not at2.exception, [e.message for e in at2.exception]
+    assert any("Total ε = 2" in md.value for md in at2.markdown)
+
+
+def test_encrypted_page_warm_mode_waits_for_the_button():
+    at = app(timeout=120)
+    at.switch_page("pages/encrypted.py")
+    at.query_params.update({"fmode": "warm"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.metric  # nothing ran: encrypted statistics run only on request
+    assert any(b.label == "Run encrypted PC" for b in at.button)

@@ -142,3 +142,23 @@ def test_local_privacy_page_and_its_curve_in_browser(streamlit_server, browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "local_curve.png"))
     ctx.close()
+
+
+def test_encrypted_page_warm_run_in_browser(streamlit_server, browser):
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1400})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/encrypted?fmode=warm&fn=5000&fmaxo=1", wait_until="domcontentloaded")
+    wait_idle(page, 120_000)
+    page.get_by_role("button", name="Run encrypted PC").click()
+    metric = page.locator("[data-testid='stMetric']").filter(has_text="CI decisions = plaintext")
+    expect(metric.first).to_be_visible(timeout=240_000)
+    expect(metric.first).to_contain_text("100.0%")
+    expect(page.get_by_role("heading", name="Who holds what")).to_be_visible()
+    page.get_by_role("tab", name="Time and size").click()
+    expect(page.get_by_text("valid at 128-bit security")).to_be_visible()
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "encrypted.png"), full_page=True)
+    ctx.close()

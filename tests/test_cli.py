@@ -208,3 +208,31 @@ def test_privatize_and_discover_with_local_privacy(tmp_path):
 def test_local_privacy_bad_input_exits_2(args, needle):
     r = run("discover", "--dataset", "asia", "--n", "2000", *args)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_fhe_pc_json_and_text():
+    r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "fhe-pc", "--fhe-mode", "aggregate",
+            "--max-order", "1", "--json")
+    assert r.returncode == 0, r.stderr
+    js = json.loads(r.stdout)
+    assert js["fhe"]["agreement"] == 1.0 and js["fhe"]["shd_vs_plaintext"] == 0
+    assert js["privacy"]["model"] == "encrypted" and js["privacy"]["epsilon"] is None
+    assert js["fhe"]["ckks_params"]["security_bits"] == 128
+    r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "fhe-pc", "--fhe-dp", "once", "--epsilon", "1",
+            "--owners", "4")
+    assert r.returncode == 0, r.stderr
+    assert "parallel" in r.stdout and "federation: 4 owners" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--algo", "fhe-pc", "--owners", "1"], "between 2 and 10"),
+    (["--algo", "fhe-pc", "--epsilon", "1"], "add --fhe-dp"),
+    (["--algo", "fhe-pc", "--fhe-dp", "once", "--epsilon", "-1"], "must be > 0"),
+    (["--algo", "fhe-pc", "--ci-test", "kendall"], "g2 or chi2"),
+    (["--algo", "pc", "--owners", "3"], "applies to --algo fhe-pc"),
+    (["--algo", "fhe-pc", "--key-holder", "5"], "key holder"),
+    (["--algo", "fhe-pc", "--fhe-mode", "paper", "--nr-iterations", "40"], "iterations"),
+])
+def test_fhe_bad_input_exits_2(args, needle):
+    r = run("discover", "--dataset", "asia", "--n", "2000", *args)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
