@@ -328,6 +328,44 @@ def test_compiled_bootstrap_matches_the_numpy_statistic():
     assert np.allclose(fast, slow, rtol=1e-9)
 
 
+def test_compiled_simplex_projection_equals_the_sorting_one():
+    from cgdcore.kernels import _project_simplex_inplace
+    from cgdcore.local.frequency import project_rows
+
+    rng = np.random.default_rng(3)
+    near = rng.dirichlet(np.ones(27), size=50) + rng.normal(0, 0.01, size=(50, 27))  # inverted tables
+    for V in (rng.normal(0.1, 0.3, size=(100, 12)), near, np.full((1, 5), 0.2), np.eye(4)[:1] * 3):
+        for v, p in zip(V, project_rows(V)):
+            w = v.copy()
+            _project_simplex_inplace(w)
+            assert np.allclose(w, p, rtol=0, atol=1e-14)
+
+
+def test_poisson_inversion_follows_the_poisson_law():
+    from scipy import stats
+
+    from cgdcore.kernels import poisson_columns
+
+    rng = np.random.default_rng(4)
+    lam, cols, B = np.array([0.0, 0.3, 4.0, 37.5, 99.9]), np.array([0, 2, 3, 5, 6]), 100_000
+    N = np.full((B, 7), -1.0)
+    poisson_columns(lam, cols, rng.random((len(lam), B)), N)
+    assert np.all(N[:, [1, 4]] == -1)  # only the given columns are written
+    assert np.all(N[:, 0] == 0)
+    for c, lc in zip(cols[1:], lam[1:]):
+        x = N[:, c].astype(int)
+        assert abs(x.mean() - lc) < 5 * math.sqrt(lc / B)
+        ks = np.arange(x.max() + 1)
+        expected = stats.poisson.pmf(ks, lc) * B
+        keep = expected > 5
+        obs = np.bincount(x, minlength=len(ks))
+        chi = float(np.sum((obs[keep] - expected[keep]) ** 2 / expected[keep]))
+        assert stats.chi2.sf(chi, keep.sum() - 1) > 1e-4
+    top = np.zeros((1, 1))
+    poisson_columns(np.array([5.0]), np.array([0]), np.array([[1 - 2.0**-53]]), top)  # past the table's end
+    assert 20 <= top[0, 0] < 100
+
+
 def test_debiased_pc_recovers_sachs_where_naive_pc_keeps_spurious_edges():
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover

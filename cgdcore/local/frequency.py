@@ -137,7 +137,7 @@ def apply_channel(table: np.ndarray, mats, axes=None) -> np.ndarray:
     shape = t.shape
     for ax, M in zip(axes, mats):
         k = shape[ax]
-        pre = int(np.prod(shape[:ax], dtype=np.int64))
+        pre = math.prod(shape[:ax])  # a Python product: this runs ~100,000 times in a de-biased PC run
         t = np.matmul(np.asarray(M, dtype=float).T, t.reshape(pre, k, -1)).reshape(shape)
     return t
 
