@@ -26,7 +26,8 @@ def main():
     discover(load_dataset("synthetic:d=5", n=500, seed=0), algo="noleaks", epsilon=1.0)  # warm-up
     print(f"ER-2 linear-Gaussian SEM, n = {args.n:,}; private runs at ε = {args.epsilon}, δ = 1e-5")
     print("seconds: wall clock (the target); cpu: process time of all threads (BLAS threads count)")
-    print(f"{'d':>3} {'algorithm':<13} {'seconds':>8} {'cpu':>6} {'target':>8} {'SHD':>5} {'skel F1':>8} {'releases':>9}")
+    print(f"{'d':>3} {'algorithm':<13} {'seconds':>8} {'cpu':>6} {'target':>8} {'SHD':>5} {'skel F1':>8} "
+          f"{'releases':>9}")
     for d in (int(x) for x in args.sizes.split(",")):
         ds = load_dataset(f"synthetic:d={d},degree=2,graph=er", n=args.n, seed=0)
         for algo in ("notears", "noleaks", "curate-score"):
