@@ -59,6 +59,41 @@ def test_lbfgsb_driver_takes_the_same_iterates_as_scipy_minimize():
         assert np.array_equal(_lbfgsb_nonneg(fg, x0, **opts), ref.x)
 
 
+def test_single_threaded_blas_is_nestable_and_restores_the_thread_count():
+    import threading
+
+    from cgdcore.score.blas import _openblas_controls, single_threaded_blas
+
+    controls = _openblas_controls()
+    before = [get() for get, _ in controls]
+
+    def counts():
+        return [get() for get, _ in controls]
+
+    with single_threaded_blas():
+        assert counts() == [1] * len(controls)
+        with single_threaded_blas():
+            pass
+        assert counts() == [1] * len(controls)  # the inner exit does not restore
+    assert counts() == before
+    inside, leave = threading.Event(), threading.Event()
+
+    def other():
+        with single_threaded_blas():
+            inside.set()
+            leave.wait(10)
+
+    t = threading.Thread(target=other)
+    t.start()
+    inside.wait(10)
+    with single_threaded_blas():
+        pass
+    assert counts() == [1] * len(controls)  # another user is still inside
+    leave.set()
+    t.join()
+    assert counts() == before
+
+
 def test_offdiagonal_view_is_the_masked_entries():
     A = np.arange(49.0).reshape(7, 7)
     v = _offdiag(A)

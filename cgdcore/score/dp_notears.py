@@ -28,6 +28,7 @@ import numpy as np
 
 from cgdcore.accounting import Ledger, gaussian_epsilon
 from cgdcore.central.mechanisms import analytic_gaussian_sigma
+from cgdcore.score.blas import single_threaded_blas
 from cgdcore.score.notears import acyclicity, threshold_dag
 
 __all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult", "sigma_for_uniform"]
@@ -72,6 +73,7 @@ class DPResult:
     stop_reason: str | None = None
 
 
+@single_threaded_blas()
 def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigmas=None, ledger: Ledger,
                rng: np.random.Generator, clip: float = 2.0, lambda1: float = 0.1, lr: float = 0.02,
                outer: int = 10, w_threshold: float = 0.3, group: str = "gradient",
@@ -80,7 +82,8 @@ def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigm
 
     ``sigmas`` (optional) gives σ_k directly (uniform GDP calibration); otherwise σ_k is the analytic
     Gaussian σ for (ε_k, δ_per_release). Releases are recorded in ``ledger``; if one would exceed the
-    ledger's budget the run stops early and keeps its current W.
+    ledger's budget the run stops early and keeps its current W. BLAS runs on one thread meanwhile
+    (cgdcore.score.blas): its calls here are on n×d and d×d matrices.
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape

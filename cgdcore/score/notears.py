@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cgdcore.score.blas import single_threaded_blas
+
 __all__ = ["acyclicity", "loss_and_grad_cov", "loss_and_grad_data", "notears_linear", "NotearsResult",
            "standardise", "threshold_dag"]
 
@@ -163,9 +165,11 @@ class NotearsResult:
     converged: bool = False
 
 
+@single_threaded_blas()
 def notears_linear(cov: np.ndarray, *, lambda1: float = 0.1, max_iter: int = 100, h_tol: float = 1e-8,
                    rho_max: float = 1e16, w_threshold: float = 0.3) -> NotearsResult:
-    """Linear NOTEARS from the covariance matrix Σ of centred data (see module docstring)."""
+    """Linear NOTEARS from the covariance matrix Σ of centred data (see module docstring). BLAS runs on
+    one thread meanwhile: its calls here are on d×d matrices (cgdcore.score.blas)."""
     cov = np.asarray(cov, dtype=float)
     d = cov.shape[0]
     expm = _expm_factory(d)
