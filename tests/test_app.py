@@ -188,7 +188,6 @@ def test_encrypted_page_secure_aggregation_and_dp():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["CI decisions = plaintext"] == "100.0%" and metrics["SHD vs plaintext graph"] == "0"
     assert any("no secret key" in md.value for md in at.markdown)
-    at.query_params.update({"fdp": "once", "feps": "2"})
     at2 = app(timeout=180)
     at2.switch_page("pages/encrypted.py")
     at2.query_params.update({"fdp": "once", "feps": "2", "fn": "5000"})

@@ -166,7 +166,3 @@ def circuit_depth(stat: str, *, warm_start: bool, iterations: int, taylor_terms:
     return cell_values(stat, fresh, fresh, fresh, fresh, r0=r0, iterations=iterations,
                        taylor_terms=taylor_terms, log_series=log_series).level
 
-
-def scale_factor(stat: str, n: int) -> float:
-    """The statistic is n·Σ cells (χ²) or 2n·Σ cells (G²) for counts divided by n."""
-    return (2.0 if stat == "g2" else 1.0) * float(n)

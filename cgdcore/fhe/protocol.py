@@ -131,17 +131,22 @@ def make_layout(tests, arities) -> Layout:
     return Layout(list(tests), np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.asarray(dof, float))
 
 
+def _fill_cells(out: np.ndarray, sl: slice, tab: np.ndarray) -> None:
+    """Write one test's N_xyz, N_x+z, N_+yz, N_++z (each broadcast to the cells) into ``out[:, sl]``;
+    ``tab`` has shape (Z, |X|, |Y|)."""
+    out[0, sl] = tab.ravel()
+    out[1, sl] = np.broadcast_to(tab.sum(axis=2, keepdims=True), tab.shape).ravel()
+    out[2, sl] = np.broadcast_to(tab.sum(axis=1, keepdims=True), tab.shape).ravel()
+    out[3, sl] = np.broadcast_to(tab.sum(axis=(1, 2), keepdims=True), tab.shape).ravel()
+
+
 def count_vectors(owner: Owner, layout: Layout) -> np.ndarray:
     """(4, slots): the owner's N_xyz, N_x+z, N_+yz, N_++z for every cell of every test (Alg. 2, l. 10)."""
     out = np.empty((4, layout.slots))
     for t, (x, y, S) in enumerate(layout.tests):
         tab = owner.table(tuple(S) + (x, y))
-        tab = tab.reshape(-1, tab.shape[-2], tab.shape[-1])  # (Z, |X|, |Y|)
-        sl = slice(layout.offsets[t], layout.offsets[t + 1])
-        out[0, sl] = tab.ravel()
-        out[1, sl] = np.broadcast_to(tab.sum(axis=2, keepdims=True), tab.shape).ravel()
-        out[2, sl] = np.broadcast_to(tab.sum(axis=1, keepdims=True), tab.shape).ravel()
-        out[3, sl] = np.broadcast_to(tab.sum(axis=(1, 2), keepdims=True), tab.shape).ravel()
+        _fill_cells(out, slice(layout.offsets[t], layout.offsets[t + 1]),
+                    tab.reshape(-1, tab.shape[-2], tab.shape[-1]))
     return out
 
 
@@ -238,7 +243,6 @@ class Federation:
         scale = HISTOGRAM_SENSITIVITY / self.epsilon
         params = ckks.aggregation_params()
         self._setup(params)
-        total = np.zeros(cells)
         for o in self.owners:
             t = time.perf_counter()
             noisy = o.full_joint().ravel() + distributed_laplace_share(cells, len(self.owners), scale, self.rng)
@@ -298,12 +302,11 @@ class Federation:
         stats = np.where(np.isfinite(stats), stats, np.inf)
         p = p_values(stats, lay.dof)
         # simulation-side reference (what plaintext PC on the true counts would decide)
-        true_total = total if self._agg_total is None and self.dp is None else None
-        if true_total is None:
+        if self._agg_total is None and self.dp is None:
+            ref_stat = exact
+        else:  # DP: the reference is plaintext PC on the true counts
             true_total = np.sum([count_vectors(o, lay) for o in self.owners], axis=0)
             ref_stat = _per_test(exact_cells(s.statistic, *true_total), lay, s.statistic)
-        else:
-            ref_stat = exact
         p_ref = p_values(ref_stat, lay.dof)
         info["stats"], info["p"], info["p_plaintext"] = stats, p, p_ref
         info["dof"] = lay.dof
@@ -374,10 +377,10 @@ class Federation:
             # key holder: decrypt
             vals = self._keys.decrypt(blob)[: sl.stop - sl.start]
             if s.mode == "aggregate":
-                tot = np.sum([v[:, sl] for v in locals_], axis=0)  # structure only; counts come from vals
+                true_counts = np.sum([v[0, sl] for v in locals_], axis=0)  # simulation diagnostic only
                 counts = np.rint(vals)
-                info.setdefault("max_count_error", 0.0)
-                info["max_count_error"] = max(info["max_count_error"], float(np.max(np.abs(vals - tot[0]), initial=0)))
+                info["max_count_error"] = max(info.get("max_count_error", 0.0),
+                                              float(np.max(np.abs(vals - true_counts), initial=0)))
                 out[sl] = counts
             else:
                 out[sl] = vals * m
@@ -389,14 +392,9 @@ class Federation:
     def _cells_from_joint_counts(self, counts, lay):
         """The key holder derives the marginals from the decrypted N_xyz and computes exactly."""
         vec = np.empty((4, lay.slots))
-        for t in range(len(lay.tests)):
-            x, y, S = lay.tests[t]
+        for t, (x, y, _) in enumerate(lay.tests):
             sl = slice(lay.offsets[t], lay.offsets[t + 1])
-            tab = counts[sl].reshape(-1, self.arities[x], self.arities[y])
-            vec[0, sl] = tab.ravel()
-            vec[1, sl] = np.broadcast_to(tab.sum(axis=2, keepdims=True), tab.shape).ravel()
-            vec[2, sl] = np.broadcast_to(tab.sum(axis=1, keepdims=True), tab.shape).ravel()
-            vec[3, sl] = np.broadcast_to(tab.sum(axis=(1, 2), keepdims=True), tab.shape).ravel()
+            _fill_cells(vec, sl, counts[sl].reshape(-1, self.arities[x], self.arities[y]))
         return exact_cells(self.settings.statistic, *vec)
 
 
