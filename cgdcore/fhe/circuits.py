@@ -165,4 +165,3 @@ def circuit_depth(stat: str, *, warm_start: bool, iterations: int, taylor_terms:
     r0 = Depth(0) if warm_start else 1.0
     return cell_values(stat, fresh, fresh, fresh, fresh, r0=r0, iterations=iterations,
                        taylor_terms=taylor_terms, log_series=log_series).level
-
