@@ -40,6 +40,7 @@ bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/local.py
 	$(BIN)/python bench/fhe.py
+	$(BIN)/python bench/sweep.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts

@@ -39,6 +39,7 @@ run's δ. A run given a budget never records a release that would push the filte
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass, field
@@ -477,14 +478,20 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
            or (key[0] == "eps" and key[1] > 10) for key in counts):
         return None  # ε per release beyond what a discretised PLD can represent
     try:
-        return _pld(pldlib, DifferentialPrivacyParameters, counts, delta)
+        return _pld(tuple(sorted(counts.items(), key=repr)), float(delta))
     except (OverflowError, ValueError, IndexError, FloatingPointError):  # pragma: no cover - numeric edge
         return None
 
 
-def _pld(pldlib, DifferentialPrivacyParameters, counts, delta) -> float:
+@functools.lru_cache(maxsize=4096)
+def _pld(counts: tuple, delta: float) -> float:
+    """ε at δ of the composition of ``counts`` ((mechanism key, times) pairs); cached, since
+    repeated runs (sweeps, reruns) often release the same multiset."""
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+    from dp_accounting.pld.common import DifferentialPrivacyParameters
+
     total = None
-    for key, k in counts.items():
+    for key, k in counts:
         if key[0] == "gauss":
             one = pldlib.from_gaussian_mechanism(standard_deviation=key[1], sensitivity=1.0,
                                                  value_discretization_interval=1e-3)

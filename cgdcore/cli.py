@@ -190,7 +190,125 @@ def build_parser() -> argparse.ArgumentParser:
                    help="k-RR C-wise / Geo C-wise ε split across columns")
     q.add_argument("--codes", action="store_true", help="write integer codes instead of state labels")
     q.add_argument("--out", required=True, help="output CSV path ('-' for stdout)")
+
+    q = sub.add_parser("sweep", help="privacy-utility sweep: datasets × algorithms × ε × repetitions → tidy table")
+    q.add_argument("--preset", help="start from a paper preset (see --list-presets); other flags override it")
+    q.add_argument("--list-presets", action="store_true", help="list the presets and exit")
+    q.add_argument("--dataset", help="dataset name(s), comma-separated (e.g. sachs or asia,child)")
+    q.add_argument("--n", help="rows per dataset, comma-separated for several (e.g. 100000)")
+    q.add_argument("--algos", help="algorithms, comma-separated: priv-pc,svt-pc,em-pc; options in brackets "
+                                   "(priv-pc[subsample_ratio=1]); local privacy as pc+krr-comb")
+    q.add_argument("--epsilons", help="ε grid: 0.1,1,10 or logspace:-2:1.5:21 (log10 start, stop, count)")
+    q.add_argument("--reps", type=_positive_int("--reps"), default=None, help="repetitions per ε (5)")
+    q.add_argument("--seed", type=_nonneg_int("--seed"), default=None,
+                   help="root seed; every run's seed is spawned from it (0)")
+    q.add_argument("--data-seed", type=_nonneg_int("--data-seed"), default=None,
+                   help="seed of the sampled rows, the same for every run (0)")
+    q.add_argument("--budget", choices=["native", "total"], default=None,
+                   help="native: the sparse-vector family reads ε per round (the papers' figures); total: ε "
+                        "caps every algorithm")
+    q.add_argument("--round-share", type=_finite("--round-share"), default=None,
+                   help="with --budget total: per-round ε of the sparse-vector family as a share of the cap (0.1)")
+    q.add_argument("--variant", choices=["stable", "original"], default=None, help="PC skeleton variant")
+    q.add_argument("--alpha", type=_prob("--alpha"), default=None, help="threshold (default: each paper's)")
+    q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None, help="largest conditioning set")
+    q.add_argument("--jobs", type=int, default=1, help="worker processes (1 = this process; -1 = all cores)")
+    q.add_argument("--backend", choices=["loky", "dask"], default="loky",
+                   help="loky: local processes; dask: a Dask cluster (give --scheduler)")
+    q.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    q.add_argument("--out", help="results file: .csv or .parquet (rows are saved as they finish)")
+    q.add_argument("--no-resume", action="store_true", help="overwrite --out instead of continuing it")
+    q.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return p
+
+
+def _epsilon_grid(text: str) -> tuple[float, ...]:
+    import numpy as np
+
+    text = text.strip()
+    if text.startswith("logspace:"):
+        parts = text.split(":")[1:]
+        try:
+            a, b, k = float(parts[0]), float(parts[1]), int(parts[2])
+        except (ValueError, IndexError):
+            raise UserError(f"--epsilons {text!r}: write logspace:START:STOP:COUNT, e.g. logspace:-2:1.5:21.") from None
+        if not 1 <= k <= 1000:
+            raise UserError("--epsilons logspace: the count must be from 1 to 1000.")
+        return tuple(float(e) for e in np.logspace(a, b, k))
+    try:
+        return tuple(float(e) for e in text.split(",") if e.strip())
+    except ValueError:
+        raise UserError(f"--epsilons {text!r}: give numbers separated by commas (0.1,1,10) or "
+                        "logspace:-2:1.5:21.") from None
+
+
+def cmd_sweep(args) -> int:
+    import time
+
+    from .experiments import SweepSpec, run_sweep, split_labels
+    from .experiments.presets import PRESETS, get_preset
+
+    if args.list_presets:
+        for p in PRESETS.values():
+            s = p.spec
+            print(f"{p.name:<14} {p.title}\n{'':<14} {len(s.datasets)} dataset(s) × {len(s.algorithms)} "
+                  f"algorithm(s) × {len(s.epsilons)} ε × {s.reps} reps = {p.runs()} runs; {p.source}")
+        return 0
+    fields: dict = {}
+    if args.dataset:
+        fields["datasets"] = tuple(d.strip() for d in args.dataset.split(",") if d.strip())
+    if args.n:
+        try:
+            fields["n"] = tuple(int(v) for v in args.n.split(","))
+        except ValueError:
+            raise UserError(f"--n {args.n!r}: give whole numbers separated by commas.") from None
+    if args.algos:
+        fields["algorithms"] = tuple(split_labels(args.algos))
+    if args.epsilons:
+        fields["epsilons"] = _epsilon_grid(args.epsilons)
+    for name in ("reps", "seed", "data_seed", "budget", "round_share", "variant", "alpha", "max_order"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    if args.preset:
+        spec = get_preset(args.preset, **fields).spec
+    else:
+        missing = [f for f, k in (("--dataset", "datasets"), ("--algos", "algorithms")) if k not in fields]
+        if missing:
+            raise UserError(f"sweep needs {' and '.join(missing)} (or --preset NAME; see --list-presets).")
+        fields.setdefault("epsilons", ())
+        spec = SweepSpec(**fields)
+    if args.backend == "dask" and not args.scheduler:
+        raise UserError("--backend dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints).")
+    if args.out and args.out != "-" and not args.out.lower().endswith((".csv", ".parquet", ".pq")):
+        raise UserError(f"--out {args.out!r}: name the results file .csv or .parquet.")
+    total = len(spec.runs())
+    last = [0.0]
+    t0 = time.perf_counter()
+
+    def progress(done, total, eta, row):
+        now = time.perf_counter()
+        if args.quiet or (now - last[0] < 1.0 and done < total):
+            return
+        last[0] = now
+        left = "" if eta is None else f", about {eta:.0f} s left"
+        print(f"  {done}/{total} runs{left}", file=sys.stderr)
+
+    if not args.quiet:
+        print(f"sweep {spec.key}: {total} runs ({args.backend}, jobs {args.jobs})", file=sys.stderr)
+    out = None if args.out in (None, "-") else args.out
+    df = run_sweep(spec, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, out=out,
+                   resume=not args.no_resume, progress=progress)
+    failed = df[df["error"].notna()]
+    if out is None:
+        df.to_csv(sys.stdout, index=False)
+    if not args.quiet:
+        where = f" to {out}" if out else ""
+        print(f"wrote {len(df)} rows{where} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if len(failed):
+        first = failed.iloc[0]
+        print(f"{len(failed)} run(s) were rejected (see the 'error' column), e.g. {first['algorithm']} on "
+              f"{first['dataset']}: {first['error']}", file=sys.stderr)
+    return 0
 
 
 def cmd_datasets(args) -> int:
@@ -375,7 +493,8 @@ def cmd_privatize(args) -> int:
     return 0
 
 
-COMMANDS = {"datasets": cmd_datasets, "sample": cmd_sample, "discover": cmd_discover, "privatize": cmd_privatize}
+COMMANDS = {"datasets": cmd_datasets, "sample": cmd_sample, "discover": cmd_discover, "privatize": cmd_privatize,
+            "sweep": cmd_sweep}
 
 
 def main(argv=None) -> int:

@@ -204,7 +204,7 @@ def discover(
     ``calibration`` ("bootstrap" or "neff") and ``n_boot`` (99). Every record is privatised
     first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G-test.
     """
-    from .citests import make_ci_test, suffstats_for
+    from .citests import shared_ci_test, suffstats_for
     from .metrics import evaluate
     from .pc import PValuePolicy, pc
 
@@ -255,7 +255,7 @@ def discover(
         raise UserError(f"the data has only {data.n} rows; causal discovery needs at least 5 (more is better).")
     stats = suffstats_for(data.data, data.arities)
     opts = {"sided": kendall_sided} if ci_test == "kendall" else {}
-    test = make_ci_test(ci_test, stats, **opts)
+    test = shared_ci_test(ci_test, stats, **opts)
     params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
               "max_order": max_order}
     if ci_test == "kendall":

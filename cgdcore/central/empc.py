@@ -114,11 +114,14 @@ class EMPCPolicy:
                                           "skeleton", stage="em-test"))
                 if r.p_value > bp:
                     bp, bS, bres = r.p_value, tuple(S), r
-            tables = stats.table(x, y, bS)
             ys.append(y)
             best_S.append(bS)
             best_p.append(bp)
-            js.append(flip_distance(tables, bp, self.alpha, int(bres.dof), self.max_flip_steps))
+            # deterministic given the data: computed once per test and shared by every run on it
+            js.append(self.test.memo(
+                ("em-flip", x, y, bS, self.alpha, self.max_flip_steps),
+                lambda y=y, S=bS, p=bp, dof=int(bres.dof): flip_distance(stats.table(x, y, S), p, self.alpha, dof,
+                                                                         self.max_flip_steps)))
         self.steps += 1
         js_arr = np.array(js, dtype=float)
         q_count = count_utilities(js_arr, np.array(best_p), self.alpha)

@@ -44,6 +44,7 @@ __all__ = [
     "CI_TEST_DESCRIPTIONS",
     "DISCRETE_TESTS",
     "make_ci_test",
+    "shared_ci_test",
     "SuffStats",
     "suffstats_for",
     "clear_suffstats_cache",
@@ -102,6 +103,7 @@ class CITest:
         self.description = CI_TEST_DESCRIPTIONS[name]
         self._fn = fn
         self._cache: dict[tuple[int, int, tuple[int, ...]], CIResult] = {}
+        self._memo: dict[tuple, object] = {}
         self.n_calls = 0
         self.n_computed = 0
 
@@ -119,12 +121,41 @@ class CITest:
             self._cache[key] = res
         return res
 
+    def memo(self, key: tuple, compute: Callable[[], object]) -> object:
+        """A deterministic quantity derived from this test's data (e.g. EM-PC's flip distance),
+        computed once per ``key`` and kept as long as the test (bounded like the results)."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            pass
+        value = compute()
+        if len(self._memo) >= _MAX_CACHED_RESULTS:
+            self._memo.clear()
+        self._memo[key] = value
+        return value
+
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._memo.clear()
 
     def __repr__(self) -> str:
         side = f", sided={self.sided!r}" if self.sided else ""
         return f"CITest({self.name!r}{side}, {self.stats!r})"
+
+
+def shared_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
+    """The CI test ``name`` over ``stats``, one instance per (stats, name, options).
+
+    Results are deterministic, so every run on the same data (other algorithms, other ε,
+    other seeds, other sessions) reuses them; only the noise of private runs is fresh. The
+    instances live on ``stats``, which :func:`suffstats_for` shares by content in a bounded LRU.
+    """
+    key = (name, tuple(sorted(opts.items())))
+    tests = stats.shared_tests
+    test = tests.get(key)
+    if test is None:
+        test = tests.setdefault(key, make_ci_test(name, stats, **opts))
+    return test
 
 
 def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:

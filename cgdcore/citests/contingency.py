@@ -149,6 +149,7 @@ class SuffStats:
         self.n = int(n)
         self.d = int(d)
         self._lock = threading.Lock()
+        self.shared_tests: dict = {}  # CI tests over these statistics (citests.shared_ci_test)
         self._corr: np.ndarray | None = None
         self._strata = _LRU(strata_cache_items, strata_cache_bytes)
         self._tables = _LRU(table_cache_items, table_cache_bytes)

@@ -24,7 +24,8 @@ from cgdcore import UserError
 
 __all__ = ["krr_keep_probability", "krr", "split_budget", "krr_cwise", "krr_comb", "geometric_sum",
            "geometric_epsilons_for_pmax", "geometric_channel", "geo_cwise", "geo_comb",
-           "krr_channel", "channel_epsilon", "bayes_vulnerability", "cwise_pmax_split", "geo_cwise_epsilons",
+           "krr_channel", "channel_epsilon", "log_channel_epsilon", "geometric_log_channel", "geometric_epsilon",
+           "bayes_vulnerability", "cwise_pmax_split", "geo_cwise_epsilons",
            "geo_comb_epsilon"]
 
 
@@ -167,6 +168,21 @@ def geometric_channel(k: int, eps_x) -> np.ndarray:
     d = np.abs(np.arange(k)[None, :] - np.arange(k)[:, None])
     C = np.exp(-eps_x[:, None] * d)
     return C / C.sum(axis=1, keepdims=True)
+
+
+def geometric_log_channel(k: int, eps_x) -> np.ndarray:
+    """ln C[x, y] of :func:`geometric_channel`, exact even where C underflows (large ε)."""
+    from scipy.special import logsumexp
+
+    eps_x = np.broadcast_to(np.asarray(eps_x, dtype=float), (k,))
+    d = np.abs(np.arange(k)[None, :] - np.arange(k)[:, None])
+    logC = -eps_x[:, None] * d
+    return logC - logsumexp(logC, axis=1, keepdims=True)
+
+
+def geometric_epsilon(k: int, eps_x) -> float:
+    """True ε-LDP of the 1-D bounded geometric channel (log space, finite for any finite ε)."""
+    return log_channel_epsilon(geometric_log_channel(k, eps_x))
 
 
 def _check_one_of(p_max, eps):
@@ -318,7 +334,7 @@ def geo_comb_epsilon(arities, *, p_max: float | None = None, eps: float | None =
     ar = np.asarray(arities, dtype=np.int64)
     _check_one_of(p_max, eps)
     if eps is not None:
-        return float(sum(channel_epsilon(geometric_channel(int(k), _check_eps(eps))) for k in ar)), True
+        return float(sum(geometric_epsilon(int(k), _check_eps(eps)) for k in ar)), True
     _check_pmax(p_max, float(np.prod(ar.astype(float))))
     ck, ce, _ = _edge_classes(ar)
     groups = {}
@@ -347,7 +363,11 @@ def channel_epsilon(C: np.ndarray) -> float:
     """The channel's true ε-LDP: max over outputs y and inputs x, x' of ln C[x, y]/C[x', y]."""
     C = np.asarray(C, dtype=float)
     with np.errstate(divide="ignore"):
-        logC = np.log(C)
+        return log_channel_epsilon(np.log(C))
+
+
+def log_channel_epsilon(logC: np.ndarray) -> float:
+    """:func:`channel_epsilon` from ln C (−inf entries give ε = inf)."""
     return float(np.max(logC.max(axis=0) - logC.min(axis=0)))
 
 

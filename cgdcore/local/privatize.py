@@ -204,7 +204,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     elif mechanism == "geo-cwise":
         out, info = M.geo_cwise(data.data, ar, rng, p_max=p_max, eps=epsilon)
         chans = tuple(M.geometric_channel(int(k), e) for k, e in zip(ar, info["epsilon_x"]))
-        per_col = [M.channel_epsilon(C) for C in chans]
+        per_col = [M.geometric_epsilon(int(k), e) for k, e in zip(ar, info["epsilon_x"])]
         exact, true_eps, keep = True, float(sum(per_col)), None
         vul = float(np.prod([M.bayes_vulnerability(C) for C in chans]))
     else:  # geo-comb
@@ -214,7 +214,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
         keep = None
         if epsilon is not None:  # the L1 channel at a fixed ε is the product of the 1-D channels
             chans = tuple(M.geometric_channel(int(k), float(epsilon)) for k in ar)
-            per_col = [M.channel_epsilon(C) for C in chans]
+            per_col = [M.geometric_epsilon(int(k), float(epsilon)) for k in ar]
             vul = float(np.prod([M.bayes_vulnerability(C) for C in chans]))
         else:
             chans, per_col, vul = None, None, float(p_max)

@@ -1,0 +1,275 @@
+"""Running a sweep: one run → one row, in-process, on local cores (joblib) or on a Dask cluster.
+
+Each worker process keeps the datasets it has loaded and, through ``suffstats_for`` and
+``shared_ci_test``, every deterministic statistic (contingency tables, CI-test results,
+EM-PC's flip distances): the first run on a dataset computes them, every later run in that
+process only draws its own noise. Rows stream back as they finish, are appended to the
+partial CSV at once (so an interrupted sweep resumes where it stopped) and are returned in
+the canonical run order, so the table does not depend on scheduling.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from cgdcore import UserError
+from cgdcore.experiments.results import PartialWriter, partial_path, read_partial, row_key, to_frame, write_table
+from cgdcore.experiments.spec import RunConfig, SweepSpec, parse_algo
+
+__all__ = ["run_one", "run_sweep", "discover_kwargs", "command_for", "config_of", "BACKENDS", "Progress"]
+
+BACKENDS = ("loky", "dask")
+_DATASETS: OrderedDict = OrderedDict()
+_MAX_DATASETS = 4
+
+#: progress(done, total, eta_seconds or None, row or None)
+Progress = Callable[[int, int, "float | None", "dict | None"], None]
+
+
+def _dataset(name: str, n: int, seed: int):
+    """The dataset of a run, loaded once per process (a small LRU)."""
+    from cgdcore.data import load_dataset
+
+    key = (name, n, seed)
+    ds = _DATASETS.get(key)
+    if ds is None:
+        ds = load_dataset(name, n=n, seed=seed)
+        _DATASETS[key] = ds
+        while len(_DATASETS) > _MAX_DATASETS:
+            _DATASETS.popitem(last=False)
+    else:
+        _DATASETS.move_to_end(key)
+    return ds
+
+
+def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
+    """The ``discover`` arguments of one run (what the CLI's ``discover`` would be given)."""
+    spec = parse_algo(cfg.algorithm)
+    opts = dict(spec.options)
+    kw: dict[str, Any] = {"algo": spec.algo, "seed": cfg.seed, "variant": cfg.variant, "alpha": cfg.alpha,
+                          "max_order": cfg.max_order, "ci_test": opts.pop("ci_test", None)}
+    if spec.mechanism is not None:
+        ldp = {"mechanism": spec.mechanism, "epsilon": cfg.epsilon}
+        for k in ("debias", "calibration", "n_boot", "bins"):
+            if k in opts:
+                ldp[k] = opts.pop(k)
+        kw["ldp"] = ldp
+    elif cfg.epsilon_kind == "round":
+        kw["round_epsilon"] = cfg.epsilon
+    elif cfg.epsilon_kind == "total":
+        kw["epsilon"] = cfg.epsilon
+        from cgdcore.discover import ROUND_ALGORITHMS
+
+        if spec.algo in ROUND_ALGORITHMS:
+            kw["round_epsilon"] = cfg.epsilon * cfg.round_share
+        if spec.algo == "fhe-pc":
+            opts.setdefault("mode", "aggregate")
+            opts.setdefault("dp", "once")
+    if spec.algo == "fhe-pc":
+        opts.setdefault("mode", "aggregate")
+    kw["options"] = opts or None
+    return kw
+
+
+#: sweep option -> discover CLI flag (options without a flag make a row reproducible from Python only)
+_FLAGS = {"c1": "--c1", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
+          "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
+          "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
+          "clip": "--clip", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
+          "debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins"}
+
+
+def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:
+    """The RunConfig of a results row of ``spec`` (to re-run that row alone)."""
+    return RunConfig(str(row["dataset"]), int(row["n"]), spec.data_seed, str(row["algorithm"]), float(row["epsilon"]),
+                     str(row["epsilon_kind"]), int(row["rep"]), int(row["seed"]), spec.variant, spec.alpha,
+                     spec.max_order, spec.round_share)
+
+
+def command_for(cfg: RunConfig) -> str | None:
+    """The ``python -m cgdcore discover`` command that reproduces one row alone (None when an
+    option of the row has no command-line flag)."""
+    kw = discover_kwargs(cfg)
+    parts = ["python -m cgdcore discover", f"--dataset {cfg.dataset}", f"--n {cfg.n}", f"--seed {cfg.data_seed}",
+             f"--noise-seed {cfg.seed}", f"--algo {kw['algo']}", f"--variant {cfg.variant}"]
+    for flag, key in (("--alpha", "alpha"), ("--max-order", "max_order"), ("--ci-test", "ci_test"),
+                      ("--epsilon", "epsilon"), ("--round-epsilon", "round_epsilon")):
+        if kw.get(key) is not None:
+            parts.append(f"{flag} {kw[key]!r}" if isinstance(kw[key], float) else f"{flag} {kw[key]}")
+    opts = dict(kw.get("options") or {})
+    if "beta1" in opts or "beta2" in opts:
+        if opts.get("beta1", 0.2) != opts.get("beta2", 0.2):
+            return None
+        parts.append(f"--beta {opts.pop('beta1', 0.2)}")
+        opts.pop("beta2", None)
+    ldp = dict(kw.get("ldp") or {})
+    if ldp:
+        parts += [f"--ldp {ldp.pop('mechanism')}", f"--ldp-epsilon {ldp.pop('epsilon')!r}"]
+        opts.update(ldp)
+    for k, v in opts.items():
+        if k not in _FLAGS:
+            return None
+        parts.append(f"{_FLAGS[k]} {v}")
+    return " ".join(parts)
+
+
+def _nan() -> float:
+    return float("nan")
+
+
+def run_one(cfg: RunConfig, sweep_key: str = "") -> dict[str, Any]:
+    """Run one configuration and return its row (a rejected configuration gives a row with ``error``)."""
+    from cgdcore.discover import discover
+
+    row: dict[str, Any] = {"dataset": cfg.dataset, "n": cfg.n, "algorithm": cfg.algorithm, "epsilon": cfg.epsilon,
+                           "epsilon_kind": cfg.epsilon_kind, "rep": cfg.rep, "seed": cfg.seed, "sweep": sweep_key,
+                           "stopped_early": False}
+    t0 = time.perf_counter()
+    try:
+        ds = _dataset(cfg.dataset, cfg.n, cfg.data_seed)
+        disc = discover(ds, **discover_kwargs(cfg))
+    except UserError as exc:
+        row.update({"error": str(exc), "seconds": time.perf_counter() - t0})
+        return row
+    m = disc.metrics or {}
+    priv = disc.privacy or {}
+    acc = priv.get("accounting") or {}
+    row.update({
+        "epsilon_total": priv.get("epsilon") if priv.get("epsilon") is not None else _nan(),
+        "delta_total": priv.get("delta") if priv.get("delta") is not None else _nan(),
+        "skeleton_f1": m.get("skeleton_f1", _nan()), "arc_f1": m.get("arc_f1", _nan()),
+        "shd": m.get("shd", _nan()), "n_ci_tests": disc.result.n_ci_tests, "seconds": disc.seconds,
+        "rule": priv.get("rule"), "skeleton_precision": m.get("skeleton_precision", _nan()),
+        "skeleton_recall": m.get("skeleton_recall", _nan()), "stopped_early": bool(disc.result.stopped_early),
+        "error": None,
+    })
+    for rule in ("basic", "advanced", "per_group", "pld", "gaussian", "parallel"):
+        row[f"eps_{rule}"] = acc[rule]["epsilon"] if rule in acc else _nan()
+    paper = [v for k, v in acc.items() if k.startswith("as in paper")]
+    row["eps_paper"] = paper[0]["epsilon"] if paper else _nan()
+    return row
+
+
+def _run_chunk(cfgs: list[RunConfig], sweep_key: str) -> list[dict[str, Any]]:
+    return [run_one(c, sweep_key) for c in cfgs]
+
+
+def _chunks(todo: list[RunConfig], jobs: int) -> list[list[RunConfig]]:
+    """Small same-dataset chunks: few enough to keep task overhead low, enough to balance load
+    and report progress often."""
+    size = max(1, min(8, math.ceil(len(todo) / max(1, 8 * jobs))))
+    out: list[list[RunConfig]] = []
+    for c in todo:
+        if out and len(out[-1]) < size and (out[-1][0].dataset, out[-1][0].n) == (c.dataset, c.n):
+            out[-1].append(c)
+        else:
+            out.append([c])
+    return out
+
+
+def run_sweep(spec: SweepSpec, *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+              out: str | Path | None = None, resume: bool = True, progress: Progress | None = None,
+              done_rows: Iterable[dict[str, Any]] = (), on_row: Callable[[dict], None] | None = None):
+    """Run every configuration of ``spec`` not already done and return the table (DataFrame).
+
+    ``jobs``: worker processes (1 = in this process, sharing its caches; -1 = all cores).
+    ``backend``: ``loky`` (local processes) or ``dask`` (joblib's Dask backend on the cluster at
+    ``scheduler``, e.g. ``tcp://10.0.0.5:8786``). ``out``: CSV or Parquet file; rows are appended
+    to the CSV (or NAME.partial.csv) as they finish, and with ``resume`` an existing partial file
+    of the same sweep is continued. ``done_rows``: rows already computed (the app's own store).
+    ``progress(done, total, eta, row)`` after every row; ``on_row(row)`` for each new row.
+    """
+    if backend not in BACKENDS:
+        raise UserError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}.")
+    if backend == "dask" and not scheduler:
+        raise UserError("the dask backend needs the scheduler's address: --scheduler tcp://HOST:8786.")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -1:
+        raise UserError(f"jobs must be a positive whole number or -1 (all cores); got {jobs!r}.")
+    configs = spec.runs()
+    key = spec.key
+    order = [c.key for c in configs]
+    wanted = set(order)
+    rows: dict[tuple, dict] = {}
+    for r in done_rows:
+        k = row_key(r)
+        if k in wanted:
+            rows[k] = dict(r)
+    writer = None
+    if out is not None:
+        ppath = partial_path(out)
+        if not ppath.parent.exists():
+            raise UserError(f"cannot write {out}: the folder {ppath.parent} does not exist.")
+        if resume:
+            for r in read_partial(ppath, key):
+                if row_key(r) in wanted:
+                    rows.setdefault(row_key(r), r)
+        writer = PartialWriter(ppath, fresh=not resume)
+    todo = [c for c in configs if c.key not in rows]
+    total, start_done = len(configs), len(rows)
+    t0 = time.perf_counter()
+    if progress:
+        progress(start_done, total, None if todo else 0.0, None)
+
+    def record(row: dict[str, Any]) -> None:
+        rows[row_key(row)] = row
+        if writer is not None:
+            writer.write(row)
+        if on_row is not None:
+            on_row(row)
+        if progress:
+            done = len(rows)
+            new = done - start_done
+            eta = (time.perf_counter() - t0) / new * (total - done) if new else None
+            progress(done, total, eta, row)
+
+    try:
+        if todo:
+            if jobs == 1 and backend == "loky":
+                for c in todo:
+                    record(run_one(c, key))
+            else:
+                for chunk_rows in _parallel(todo, key, jobs, backend, scheduler):
+                    for row in chunk_rows:
+                        record(row)
+    finally:
+        if writer is not None:
+            writer.close()
+    df = to_frame(rows.values(), order)
+    if out is not None:
+        write_table(df, out)
+        ppath = partial_path(out)
+        if ppath != Path(out) and ppath.exists():
+            ppath.unlink()
+    return df
+
+
+def _parallel(todo: list[RunConfig], key: str, jobs: int, backend: str, scheduler: str | None):
+    """Yield lists of rows as chunks finish (any order)."""
+    from joblib import Parallel, delayed, parallel_config
+
+    if backend == "dask":
+        try:
+            from distributed import Client
+        except ImportError:  # pragma: no cover - distributed is in requirements.txt
+            raise UserError("the dask backend needs the 'distributed' package (pip install distributed).") from None
+        try:
+            client = Client(scheduler, timeout=10, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); start one with "
+                            "`dask scheduler` and workers with `dask worker ADDRESS`.") from None
+        try:
+            n_workers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+            with parallel_config(backend="dask", client=client, n_jobs=-1 if jobs == 1 else jobs):
+                yield from Parallel(return_as="generator_unordered")(
+                    delayed(_run_chunk)(c, key) for c in _chunks(todo, n_workers))
+        finally:
+            client.close()
+        return
+    import os
+
+    n = (os.cpu_count() or 1) if jobs == -1 else jobs
+    with parallel_config(backend="loky", n_jobs=n):
+        yield from Parallel(return_as="generator_unordered")(delayed(_run_chunk)(c, key) for c in _chunks(todo, n))

@@ -1,0 +1,255 @@
+"""Sweeps (cgdcore.experiments): reproducibility, single-row re-runs, joblib vs Dask, resume,
+convergence to PC as ε → ∞, presets, files and bad input."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cgdcore import UserError
+from cgdcore.cli import main
+from cgdcore.discover import ALGO_DEFAULTS, discover
+from cgdcore.experiments import (
+    COLUMNS,
+    CONTRACT_COLUMNS,
+    SweepSpec,
+    command_for,
+    config_of,
+    read_table,
+    run_sweep,
+    summarise,
+)
+from cgdcore.experiments.presets import PRESETS, get_preset, paper_points
+from cgdcore.experiments.spec import parse_algo, split_labels
+
+SMALL = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=("pc", "priv-pc", "svt-pc", "em-pc"),
+                  epsilons=(0.05, 0.5, 5.0), reps=2, seed=7)
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    """Equal tables apart from the measured run time."""
+    pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"), check_exact=True)
+
+
+@pytest.fixture(scope="module")
+def small_table():
+    return run_sweep(SMALL, jobs=1)
+
+
+def test_table_has_the_contract_columns_and_one_row_per_run(small_table):
+    df = small_table
+    assert tuple(df.columns[:len(CONTRACT_COLUMNS)]) == CONTRACT_COLUMNS
+    assert list(df.columns) == list(COLUMNS)
+    # pc once; 3 private algorithms × 3 ε × 2 reps
+    assert len(df) == 1 + 3 * 3 * 2
+    assert df["error"].isna().all()
+    assert set(df["epsilon_kind"]) == {"none", "round"}
+    priv = df[df.algorithm == "priv-pc"]
+    assert (priv["epsilon_total"] > 0).all() and (priv["n_ci_tests"] > 0).all()
+    assert df.loc[df.algorithm == "pc", "epsilon_total"].isna().all()
+
+
+def test_seeds_are_spawned_from_the_root_seed(small_table):
+    children = np.random.SeedSequence(7).spawn(len(small_table))
+    expect = [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
+    assert small_table["seed"].tolist() == expect
+    assert len(set(expect)) == len(expect)
+
+
+def test_same_seed_gives_an_identical_table_and_another_seed_does_not(small_table):
+    _same(small_table, run_sweep(SMALL, jobs=1))
+    other = run_sweep(SweepSpec(**{**SMALL.to_dict(), "seed": 8}), jobs=1)
+    assert not np.array_equal(other["skeleton_f1"].to_numpy()[1:], small_table["skeleton_f1"].to_numpy()[1:]) or \
+        not np.array_equal(other["epsilon_total"].to_numpy()[1:], small_table["epsilon_total"].to_numpy()[1:])
+
+
+def test_parallel_workers_give_the_same_table(small_table):
+    _same(small_table, run_sweep(SMALL, jobs=2))
+
+
+def test_a_single_row_rerun_alone_from_the_command_line_reproduces_it(small_table, capsys):
+    for _, row in small_table[small_table.algorithm.isin(["priv-pc", "em-pc"])].iloc[[1, 7]].iterrows():
+        cmd = command_for(config_of(row, SMALL))
+        assert cmd.startswith("python -m cgdcore discover")
+        capsys.readouterr()
+        assert main(cmd.split()[3:] + ["--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["metrics"]["skeleton_f1"] == row["skeleton_f1"]
+        assert out["metrics"]["arc_f1"] == row["arc_f1"]
+        assert out["metrics"]["shd"] == row["shd"]
+        assert out["n_ci_tests"] == row["n_ci_tests"]
+        assert out["privacy"]["epsilon"] == row["epsilon_total"]
+
+
+def test_dask_backend_on_a_local_cluster_gives_the_same_table(small_table):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
+                                  dashboard_address=None) as cluster:
+        df = run_sweep(SMALL, backend="dask", scheduler=cluster.scheduler_address)
+    _same(small_table, df)
+
+
+def test_an_interrupted_sweep_resumes_to_the_same_table(small_table, tmp_path):
+    out = tmp_path / "res.csv"
+    seen = []
+
+    def stop_after_five(done, total, eta, row):
+        if row is not None:
+            seen.append(row)
+            if len(seen) == 5:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(SMALL, out=out, progress=stop_after_five)
+    partial = pd.read_csv(out)
+    assert len(partial) == 5
+    new_rows = []
+    df = run_sweep(SMALL, out=out, on_row=new_rows.append)
+    assert len(new_rows) == len(small_table) - 5     # only the missing runs ran
+    _same(small_table, df)
+    _same(small_table, read_table(out))
+
+
+def test_a_torn_last_line_is_rerun_and_a_different_sweep_is_refused(small_table, tmp_path):
+    out = tmp_path / "res.csv"
+    run_sweep(SMALL, out=out)
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:4]) + "\n" + lines[4][:25])  # killed mid-write
+    _same(small_table, run_sweep(SMALL, out=out))
+    other = SweepSpec(**{**SMALL.to_dict(), "reps": 1})
+    with pytest.raises(UserError, match="different sweep"):
+        run_sweep(other, out=out)
+    assert len(run_sweep(other, out=out, resume=False)) == 1 + 3 * 3
+
+
+def test_parquet_export_round_trips(small_table, tmp_path):
+    out = tmp_path / "res.parquet"
+    df = run_sweep(SMALL, out=out, done_rows=small_table.to_dict("records"))
+    assert not (tmp_path / "res.parquet.partial.csv").exists()
+    _same(small_table, df)
+    back = read_table(out)
+    pd.testing.assert_frame_equal(back, df)
+
+
+@pytest.mark.parametrize("algo", ["laplace-pc", "svt-pc", "priv-pc", "curate"])
+def test_f1_at_huge_epsilon_equals_non_private_pc(algo):
+    """Every algorithm that converges to PC reaches PC's F1 (same test, threshold and variant)."""
+    spec = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=(algo,), epsilons=(1e6,), reps=2, seed=3)
+    df = run_sweep(spec)
+    ref = discover(SMALL_DATA(), algo="pc", ci_test="kendall", kendall_sided="one", alpha=ALGO_DEFAULTS[algo]["alpha"])
+    assert df["skeleton_f1"].tolist() == [ref.metrics["skeleton_f1"]] * 2
+    assert df["arc_f1"].tolist() == [ref.metrics["arc_f1"]] * 2
+
+
+@pytest.mark.parametrize("algo", ["pc+krr-comb", "pc+geo-cwise", "fhe-pc"])
+def test_local_and_encrypted_runs_reach_pc_at_huge_epsilon(algo):
+    spec = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=(algo,), epsilons=(1e6,), reps=1, seed=3)
+    df = run_sweep(spec)
+    assert df["error"].isna().all(), df["error"].tolist()
+    ref = discover(SMALL_DATA(), algo="pc")
+    assert df["skeleton_f1"].iloc[0] == ref.metrics["skeleton_f1"]
+    assert math.isfinite(df["epsilon_total"].iloc[0])
+
+
+def SMALL_DATA():
+    from cgdcore.data import load_dataset
+
+    return load_dataset("asia", n=20_000, seed=0)
+
+
+def test_total_budget_mode_caps_every_algorithm():
+    spec = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=("priv-pc", "svt-pc", "curate", "laplace-pc"),
+                     epsilons=(2.0,), reps=2, budget="total")
+    df = run_sweep(spec)
+    assert (df["epsilon_kind"] == "total").all()
+    assert (df["epsilon_total"] <= 2.0 + 1e-9).all()
+    assert df.loc[df.algorithm == "svt-pc", "stopped_early"].any()
+
+
+def test_rejected_configurations_are_recorded_not_fatal():
+    spec = SweepSpec(datasets=("asia",), n=(500,), algorithms=("pc", "priv-pc"), epsilons=(1.0,), reps=1)
+    df = run_sweep(spec)
+    assert df.loc[df.algorithm == "pc", "error"].isna().all()
+    err = df.loc[df.algorithm == "priv-pc", "error"].iloc[0]
+    assert "too few" in err and "rows" in err
+
+
+def test_summary_gives_mean_and_sd_per_point(small_table):
+    s = summarise(small_table, x="epsilon_total")
+    row = s[(s.algorithm == "priv-pc") & (s.epsilon == 0.5)].iloc[0]
+    vals = small_table[(small_table.algorithm == "priv-pc") & (small_table.epsilon == 0.5)]
+    assert row["skeleton_f1_mean"] == pytest.approx(vals["skeleton_f1"].mean())
+    assert row["skeleton_f1_std"] == pytest.approx(vals["skeleton_f1"].std())
+    assert row["x"] == pytest.approx(vals["epsilon_total"].mean())
+    assert row["reps"] == 2
+    with pytest.raises(UserError):
+        summarise(small_table, x="nope")
+
+
+def test_algorithm_labels():
+    assert split_labels("pc,priv-pc[subsample_ratio=1;tweak=0.05],pc+krr-comb") == [
+        "pc", "priv-pc[subsample_ratio=1;tweak=0.05]", "pc+krr-comb"]
+    a = parse_algo("priv-pc[subsample_ratio=1]")
+    assert a.algo == "priv-pc" and dict(a.options) == {"subsample_ratio": 1.0} and a.kind("native") == "round"
+    assert parse_algo("pc+geo-comb").kind("native") == "local"
+    assert parse_algo("curate").kind("native") == "total" and parse_algo("pc").kind("total") == "none"
+    for bad, msg in (("nope", "unknown algorithm"), ("priv-pc[x=1]", "unknown option"),
+                     ("priv-pc[subsample_ratio=a]", "needs a float"), ("svt-pc+krr-comb", "pc\\+MECH"),
+                     ("curate[debias=invert]", "pc\\+MECH only")):
+        with pytest.raises(UserError, match=msg):
+            parse_algo(bad)
+
+
+@pytest.mark.parametrize("fields,msg", [
+    ({"epsilons": (0.0,)}, "positive finite"), ({"epsilons": (float("inf"),)}, "positive finite"),
+    ({"epsilons": (1.0, 1.0)}, "twice"), ({"reps": 0}, "reps"), ({"datasets": ("nowhere",)}, "unknown dataset"),
+    ({"algorithms": ("pc", "pc")}, "twice"), ({"budget": "all"}, "budget"), ({"n": (2,)}, "at least 5"),
+    ({"epsilons": ()}, "ε grid"),
+])
+def test_bad_sweep_parameters_say_what_to_fix(fields, msg):
+    with pytest.raises(UserError, match=msg):
+        SweepSpec(**{**SMALL.to_dict(), **fields}).runs()
+
+
+def test_presets_reproduce_the_papers_settings():
+    fig1 = PRESETS["privpc-fig1"].spec
+    assert len(fig1.datasets) == 7 and fig1.n == (100_000,) and fig1.reps == 5
+    assert np.allclose(fig1.epsilons, np.logspace(-2, 1.5, 21))
+    assert PRESETS["privpc-fig1"].runs() == 7 * 3 * 21 * 5
+    assert PRESETS["privpc-fig1"].x_range == (1.0, 100.0)
+    t4 = PRESETS["curate-table4"].spec
+    assert t4.epsilons == (0.1, 5.0, 10.0) and t4.reps == 50 and t4.budget == "total"
+    assert PRESETS["curate-fig5"].spec.epsilons == (1.0,)
+    p = get_preset("privpc-table3", datasets=("sachs",))
+    pts = paper_points(p)
+    assert {(r["algorithm"], r["value"]) for r in pts} == {("priv-pc", 165.0), ("em-pc", 1224.0)}
+    with pytest.raises(UserError):
+        get_preset("fig99")
+
+
+def test_cli_sweep_writes_the_table(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    rc = main(["sweep", "--dataset", "asia", "--n", "20000", "--algos", "pc,svt-pc", "--epsilons", "logspace:-1:1:3",
+               "--reps", "2", "--seed", "7", "--out", str(out), "--quiet"])
+    assert rc == 0
+    df = read_table(out)
+    assert len(df) == 1 + 3 * 2 and list(df.columns[:14]) == list(CONTRACT_COLUMNS)
+    assert np.allclose(sorted(set(df.epsilon.dropna())), [0.1, 1.0, 10.0])
+
+
+@pytest.mark.parametrize("argv,msg", [
+    (["sweep", "--algos", "pc"], "--dataset"),
+    (["sweep", "--dataset", "asia", "--algos", "pc,priv-pc", "--epsilons", "0,1"], "positive"),
+    (["sweep", "--dataset", "asia", "--algos", "priv-pc", "--epsilons", "a,b"], "numbers separated"),
+    (["sweep", "--dataset", "asia", "--algos", "priv-pc", "--epsilons", "logspace:1"], "logspace:START"),
+    (["sweep", "--dataset", "asia", "--algos", "wat", "--epsilons", "1"], "unknown algorithm"),
+    (["sweep", "--dataset", "asia", "--algos", "pc", "--backend", "dask"], "--scheduler"),
+    (["sweep", "--preset", "nope"], "unknown preset"),
+    (["sweep", "--dataset", "asia", "--algos", "pc", "--out", "r.txt"], ".csv or .parquet"),
+    (["sweep", "--dataset", "asia", "--algos", "pc", "--jobs", "0"], "jobs"),
+])
+def test_cli_sweep_bad_input_exits_2(argv, msg, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err
