@@ -10,6 +10,7 @@ pages = [
     st.Page("pages/score.py", title="Score", icon=":material/show_chart:", url_path="score"),
     st.Page("pages/local.py", title="Local privacy", icon=":material/shield_person:", url_path="local"),
     st.Page("pages/encrypted.py", title="Encrypted", icon=":material/lock:", url_path="encrypted"),
+    st.Page("pages/tradeoff.py", title="Trade-off", icon=":material/query_stats:", url_path="tradeoff"),
     st.Page("pages/datasets.py", title="Datasets", icon=":material/dataset:", url_path="datasets"),
 ]
 st.navigation(pages).run()

@@ -222,30 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _epsilon_grid(text: str) -> tuple[float, ...]:
-    import numpy as np
-
-    text = text.strip()
-    if text.startswith("logspace:"):
-        parts = text.split(":")[1:]
-        try:
-            a, b, k = float(parts[0]), float(parts[1]), int(parts[2])
-        except (ValueError, IndexError):
-            raise UserError(f"--epsilons {text!r}: write logspace:START:STOP:COUNT, e.g. logspace:-2:1.5:21.") from None
-        if not 1 <= k <= 1000:
-            raise UserError("--epsilons logspace: the count must be from 1 to 1000.")
-        return tuple(float(e) for e in np.logspace(a, b, k))
-    try:
-        return tuple(float(e) for e in text.split(",") if e.strip())
-    except ValueError:
-        raise UserError(f"--epsilons {text!r}: give numbers separated by commas (0.1,1,10) or "
-                        "logspace:-2:1.5:21.") from None
-
-
 def cmd_sweep(args) -> int:
     import time
 
-    from .experiments import SweepSpec, run_sweep, split_labels
+    from .experiments import SweepSpec, parse_epsilon_grid, run_sweep, split_labels
     from .experiments.presets import PRESETS, get_preset
 
     if args.list_presets:
@@ -265,7 +245,7 @@ def cmd_sweep(args) -> int:
     if args.algos:
         fields["algorithms"] = tuple(split_labels(args.algos))
     if args.epsilons:
-        fields["epsilons"] = _epsilon_grid(args.epsilons)
+        fields["epsilons"] = parse_epsilon_grid(args.epsilons)
     for name in ("reps", "seed", "data_seed", "budget", "round_share", "variant", "alpha", "max_order"):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)

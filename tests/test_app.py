@@ -8,7 +8,7 @@ from conftest import ROOT
 
 APP = str(ROOT / "app.py")
 PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/encrypted.py",
-         "pages/datasets.py"]
+         "pages/tradeoff.py", "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -204,3 +204,48 @@ def test_encrypted_page_warm_mode_waits_for_the_button():
     assert not at.exception, [e.message for e in at.exception]
     assert not at.metric  # nothing ran: encrypted statistics run only on request
     assert any(b.label == "Run encrypted PC" for b in at.button)
+
+
+def _tradeoff(params, timeout=180):
+    at = app(timeout=timeout)
+    at.switch_page("pages/tradeoff.py")
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
+    params = {"tods": "asia", "ton": "20000", "toalg": ["priv-pc", "svt-pc", "pc[ci_test=kendall]"],
+              "toeps": "logspace:-1:1:3", "toreps": "2", "tojobs": "1"}
+    at = _tradeoff(params)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Runs in this sweep"] == "13" and metrics["Already computed"] == "0"
+    assert not at.tabs  # nothing ran yet
+    at.button(key="togo").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
+    assert any("python -m cgdcore discover" in c.value for c in at.code)
+    # same parameters in a new session: served from the cache, no button press needed
+    at2 = _tradeoff(params)
+    assert {m.label: m.value for m in at2.metric}["Already computed"] == "13"
+    assert at2.tabs and at2.button(key="togo").disabled
+    # the x-axis switches between requested ε and the reported totals without rerunning
+    at2.selectbox(key="tox").set_value("eps_basic").run()
+    assert not at2.exception, [e.message for e in at2.exception]
+
+
+def test_tradeoff_page_preset_fills_the_widgets():
+    at = _tradeoff({})
+    at.selectbox(key="topre").set_value("privpc-table3").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.multiselect(key="toalg").value == ["priv-pc", "em-pc"]
+    assert at.text_input(key="toeps").value == "1"
+    assert any("Table 3" in i.value for i in at.info)
+    assert {m.label: m.value for m in at.metric}["Runs in this sweep"] == str(7 * 2 * 5)
+
+
+@pytest.mark.parametrize("eps,msg", [("0,1", "positive"), ("logspace:1", "logspace:START"), ("a", "numbers")])
+def test_tradeoff_page_bad_epsilon_grid_is_explained(eps, msg):
+    at = _tradeoff({"toeps": eps})
+    assert any(msg in e.value for e in at.error), [e.value for e in at.error]

@@ -162,3 +162,31 @@ def test_encrypted_page_warm_run_in_browser(streamlit_server, browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "encrypted.png"), full_page=True)
     ctx.close()
+
+
+def test_tradeoff_sweep_with_progress_and_downloads_in_browser(streamlit_server, browser):
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1300}, accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/tradeoff?tods=sachs&tods=asia&ton=20000&toalg=priv-pc&toalg=svt-pc&toalg=em-pc"
+              "&toalg=pc%5Bci_test%3Dkendall%5D&toeps=logspace%3A-2%3A1.5%3A8&toreps=3",
+              wait_until="domcontentloaded")
+    wait_idle(page, 120_000)
+    runs = page.locator("[data-testid='stMetric']").filter(has_text="Runs in this sweep")
+    expect(runs).to_contain_text("146")
+    page.get_by_role("button", name="Run sweep").click()
+    expect(page.get_by_role("tab", name="Utility vs ε")).to_be_visible(timeout=240_000)
+    expect(page.locator("[data-testid='stMetric']").filter(has_text="Already computed")).to_contain_text("146")
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=60_000)
+    page.get_by_role("tab", name="Table and downloads").click()
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Utility figure (HTML)").click()
+    html = open(dl.value.path(), encoding="utf-8").read()
+    assert "<title>Privacy-utility trade-off</title>" in html and len(html) > 1_000_000  # plotly.js inlined
+    assert "<script src=\"http" not in html and "Plotly.newPlot" in html
+    page.get_by_role("tab", name="Utility vs ε").click()
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "tradeoff.png"), full_page=True)
+    ctx.close()

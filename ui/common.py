@@ -89,6 +89,8 @@ def route_through_app():
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    if PagesManager.uses_pages_directory and not st.session_state.get("_routed_through_app"):
+        # once per session: a rerun discards a pending button click, so it must not repeat
+        st.session_state["_routed_through_app"] = True
         PagesManager.uses_pages_directory = False
         st.rerun()

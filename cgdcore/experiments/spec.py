@@ -26,7 +26,7 @@ import numpy as np
 
 from cgdcore import UserError
 
-__all__ = ["AlgoSpec", "RunConfig", "SweepSpec", "parse_algo", "split_labels", "BUDGET_MODES"]
+__all__ = ["AlgoSpec", "RunConfig", "SweepSpec", "parse_algo", "split_labels", "parse_epsilon_grid", "BUDGET_MODES"]
 
 BUDGET_MODES = ("native", "total")
 #: option values accepted in ``algo[key=value]`` labels are parsed as these types
@@ -82,6 +82,25 @@ def split_labels(text: str) -> list[str]:
             cur.append(ch)
     out.append("".join(cur).strip())
     return [s for s in out if s]
+
+
+def parse_epsilon_grid(text: str) -> tuple[float, ...]:
+    """``0.1,1,10`` or ``logspace:START:STOP:COUNT`` (log10 exponents, as numpy.logspace)."""
+    text = str(text).strip()
+    if text.startswith("logspace:"):
+        parts = text.split(":")[1:]
+        try:
+            a, b, k = float(parts[0]), float(parts[1]), int(parts[2])
+        except (ValueError, IndexError):
+            raise UserError(f"ε grid {text!r}: write logspace:START:STOP:COUNT, e.g. logspace:-2:1.5:21.") from None
+        if not 1 <= k <= 1000 or not (math.isfinite(a) and math.isfinite(b)):
+            raise UserError("ε grid logspace: finite exponents and a count from 1 to 1000, e.g. logspace:-2:1.5:21.")
+        return tuple(float(e) for e in np.logspace(a, b, k))
+    try:
+        return tuple(float(e) for e in text.split(",") if e.strip())
+    except ValueError:
+        raise UserError(f"ε grid {text!r}: give numbers separated by commas (0.1,1,10) or "
+                        "logspace:-2:1.5:21.") from None
 
 
 def parse_algo(label: str) -> AlgoSpec:

@@ -1,0 +1,144 @@
+"""Plotly figures of the Trade-off page: privacy-utility curves, CI tests and run time vs ε, and
+paper-vs-ours bars, from the tidy sweep table (``cgdcore.experiments``).
+
+Every algorithm has an Okabe–Ito colour and its own dash and marker, so curves stay apart in
+grey-scale and for colour-blind readers; bands are mean ± sd over repetitions.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cgdcore.viz_privacy import _layout
+
+__all__ = ["METRICS", "style", "curves_figure", "bars_figure", "figure_html"]
+
+METRICS = {"skeleton_f1": "skeleton F1", "arc_f1": "arc F1 (CPDAG, the papers' metric)", "shd": "SHD (CPDAG)",
+           "n_ci_tests": "CI tests per run", "seconds": "seconds per run"}
+_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"]
+_REFERENCE = "#000000"  # non-private reference lines: black, dotted
+_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+_MARKERS = ["circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon"]
+_FIXED = {"priv-pc": 0, "svt-pc": 1, "em-pc": 2, "curate": 3, "laplace-pc": 4, "noleaks": 5, "curate-score": 6}
+
+
+def style(algorithms: list[str]) -> dict[str, dict]:
+    """Colour, dash and marker per algorithm label (stable for the papers' algorithms)."""
+    out, free = {}, 0
+    for a in algorithms:
+        i = _FIXED.get(a)
+        if i is None:
+            while free in _FIXED.values():
+                free += 1
+            i, free = free, free + 1
+        out[a] = {"color": _COLOURS[i % len(_COLOURS)], "dash": _DASHES[i % len(_DASHES)],
+                  "symbol": _MARKERS[i % len(_MARKERS)]}
+    return out
+
+
+def _rgba(hex_colour: str, a: float) -> str:
+    h = hex_colour.lstrip("#")
+    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{a})"
+
+
+def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, float] | None = None,
+                  paper: list[dict] | None = None, log_y: bool = False, title: str | None = None):
+    """``metric`` (mean ± sd band) vs the summary's x, one panel per dataset, log x-axis.
+
+    ``summary``: :func:`cgdcore.experiments.summarise` output. Non-private rows (no ε) are drawn as
+    dotted horizontal reference lines. ``x_range`` keeps only points whose mean x lies inside
+    (Priv-PC Figure 1 keeps total ε in [1, 100]). ``paper``: points (dataset, algorithm, epsilon,
+    value) drawn as labelled crosses at their requested ε.
+    """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    datasets = list(dict.fromkeys(summary["dataset"]))
+    cols = min(3, max(1, len(datasets)))
+    rows = math.ceil(len(datasets) / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=datasets, horizontal_spacing=0.07,
+                        vertical_spacing=0.16 if rows > 1 else 0.1)
+    styles = style(list(dict.fromkeys(summary["algorithm"])))
+    mean, sd = f"{metric}_mean", f"{metric}_std"
+    seen: set[str] = set()
+    for k, ds in enumerate(datasets):
+        r, c = k // cols + 1, k % cols + 1
+        sub = summary[summary["dataset"] == ds]
+        for algo, g in sub.groupby("algorithm", sort=False):
+            st = styles[algo]
+            show = algo not in seen
+            seen.add(algo)
+            if (g["epsilon_kind"] == "none").all():
+                y = float(g[mean].iloc[0])
+                fig.add_scatter(x=[None], y=[None], mode="lines", name=f"{algo} (non-private)", legendgroup=algo,
+                                showlegend=show, line={"color": _REFERENCE, "dash": "dot"}, row=r, col=c)
+                fig.add_hline(y=y, line_dash="dot", line_color=_REFERENCE, row=r, col=c,
+                              annotation_text=f"{algo} {y:.3g}", annotation_position="bottom right",
+                              annotation_font_size=11)
+                continue
+            g = g[np.isfinite(g["x"]) & (g["x"] > 0)].sort_values("x")
+            if x_range is not None:
+                g = g[(g["x"] >= x_range[0]) & (g["x"] <= x_range[1])]
+            if g.empty:
+                continue
+            x, m = g["x"].to_numpy(), g[mean].to_numpy()
+            s = np.nan_to_num(g[sd].to_numpy())
+            fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[m + s, (m - s)[::-1]], fill="toself", mode="lines",
+                            line={"width": 0}, fillcolor=_rgba(st["color"], 0.15), hoverinfo="skip",
+                            legendgroup=algo, showlegend=False, row=r, col=c)
+            fig.add_scatter(
+                x=x, y=m, mode="lines+markers", name=algo, legendgroup=algo, showlegend=show,
+                line={"color": st["color"], "dash": st["dash"], "width": 2.5},
+                marker={"symbol": st["symbol"], "size": 8, "color": st["color"]},
+                customdata=np.c_[g["epsilon"].to_numpy(), s, g["reps"].to_numpy()],
+                hovertemplate=(f"<b>{algo}</b> on {ds}<br>requested ε %{{customdata[0]:.3g}}<br>{x_label} "
+                               f"%{{x:.3g}}<br>{METRICS.get(metric, metric)} %{{y:.3f}} ± %{{customdata[1]:.3f}}"
+                               "<br>%{customdata[2]} runs<extra></extra>"),
+                row=r, col=c)
+        for p in paper or []:
+            if p["dataset"] != ds or p.get("metric") != metric:
+                continue
+            st = styles.get(p["algorithm"], {"color": "#555555"})
+            fig.add_scatter(x=[p["epsilon"]], y=[p["value"]], mode="markers+text", text=["paper"],
+                            textposition="top center", name=f"paper: {p['algorithm']}", legendgroup="paper",
+                            showlegend=False, marker={"symbol": "x-thin-open", "size": 14, "color": st["color"],
+                                                      "line": {"width": 3, "color": st["color"]}},
+                            hovertemplate=f"paper's reported value for {p['algorithm']} on {ds}: "
+                                          "%{y:.4g}<extra></extra>", row=r, col=c)
+    fig.update_xaxes(type="log", dtick=1, title_text=x_label, title_font_size=12)  # ticks at powers of 10
+    if log_y:
+        fig.update_yaxes(type="log")
+    fig.update_yaxes(title_text=METRICS.get(metric, metric), col=1, title_font_size=12)
+    if metric in ("skeleton_f1", "arc_f1"):
+        fig.update_yaxes(range=[-0.03, 1.05])
+    return _layout(fig, height=330 * rows, title=title or f"{METRICS.get(metric, metric)} vs {x_label}")
+
+
+def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y: bool = False,
+                title: str | None = None):
+    """Grouped bars of ``metric`` (mean ± sd) per dataset and algorithm, paper values beside ours."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    styles = style(list(dict.fromkeys(summary["algorithm"])))
+    for algo, g in summary.groupby("algorithm", sort=False):
+        st = styles[algo]
+        fig.add_bar(x=g["dataset"], y=g[f"{metric}_mean"], name=f"{algo} (this build)", marker_color=st["color"],
+                    error_y={"type": "data", "array": np.nan_to_num(g[f"{metric}_std"].to_numpy())},
+                    hovertemplate=f"{algo} on %{{x}}: %{{y:.4g}}<extra></extra>")
+        pts = [p for p in paper or [] if p["algorithm"] == algo and p.get("metric") == metric]
+        if pts:
+            fig.add_bar(x=[p["dataset"] for p in pts], y=[p["value"] for p in pts], name=f"{algo} (paper)",
+                        marker_color=_rgba(st["color"], 0.35), marker_pattern_shape="/",
+                        marker_line={"color": st["color"], "width": 1.5},
+                        hovertemplate=f"paper: {algo} on %{{x}}: %{{y:.4g}}<extra></extra>")
+    fig.update_yaxes(title=METRICS.get(metric, metric), type="log" if log_y else "linear")
+    return _layout(fig, height=380, barmode="group", title=title or f"{METRICS.get(metric, metric)} per dataset")
+
+
+def figure_html(fig, title: str) -> str:
+    """A self-contained HTML file of ``fig`` (plotly.js inlined: opens offline)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False},
+                       default_width="100%", default_height=f"{fig.layout.height or 500}px").replace(
+        "<head>", f"<head><title>{title}</title>", 1)

@@ -1,0 +1,255 @@
+"""Trade-off: privacy-utility sweeps — F1 / SHD, CI tests and run time against ε, with the papers' numbers."""
+import threading
+import time
+
+import streamlit as st
+
+from cgdcore.data import list_datasets
+from ui.common import explain, route_through_app, user_errors
+
+route_through_app()
+
+URL = {"bind": "query-params"}
+ALGOS = ["pc[ci_test=kendall]", "pc", "priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc", "priv-pc[subsample_ratio=1]",
+         "noleaks", "curate-score", "notears", "fhe-pc", "pc+krr-cwise", "pc+krr-comb", "pc+geo-cwise", "pc+geo-comb"]
+DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "em-pc"], "toeps": "logspace:-2:1.5:21",
+            "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original"}
+
+st.title("Privacy–utility trade-off")
+st.caption("Sweep ε over datasets and algorithms, repeat each point with fresh noise, and see what each privacy "
+           "budget buys: F1 and SHD with mean ± sd bands, CI tests, run time, and the papers' own numbers.")
+
+explain(
+    "What am I looking at?",
+    """
+Each point is one (dataset, algorithm, ε) averaged over repetitions that differ only in their noise seed
+(`SeedSequence.spawn` from the sweep's root seed: every row of the table can be re-run alone). The band is ± one
+standard deviation.
+
+**Which ε?** The sparse-vector family (SVT-PC, Priv-PC, EM-PC) is parameterised by a *per-round* ε and spends
+it again on every sieve hit, so what a run finally costs depends on the data. CURATE, Laplace-PC and the
+score-based methods take a *total* ε and plan within it. Put the x-axis on the **requested ε** and the families
+are not comparable; put it on the **reported total** and they are — but the total depends on the accounting rule:
+basic composition, Dwork–Roth advanced composition, the privacy-loss distribution, or the paper's own formula
+(which is sometimes looser, sometimes not a valid bound). Switching the rule moves the curves sideways; that gap
+is the price of loose accounting.
+
+Priv-PC Figure 1 plots total ε by advanced composition (δ = 10⁻³) and keeps points with total ε in [1, 100].
+F1 on CPDAG arcs is the reference codes' metric; skeleton F1 isolates what privacy changes (only the skeleton
+is noised).
+""",
+    latex=[r"\epsilon_{\text{basic}} = \sum_i \epsilon_i,\qquad "
+           r"\epsilon_{\text{adv}} = \sqrt{2\ln(1/\delta')\sum_i \epsilon_i^2} + \sum_i \epsilon_i\,(e^{\epsilon_i}-1)",
+           r"F_1 = \frac{2PR}{P+R},\quad P = \frac{|E\cap E^*|}{|E|},\quad R = \frac{|E\cap E^*|}{|E^*|}"],
+)
+
+NETWORKS = [i.name for i in list_datasets() if i.kind == "discrete" and i.truth and i.n_rows is None]
+
+
+@st.cache_resource(max_entries=1)
+def _one_sweep_at_a_time() -> threading.Lock:
+    return threading.Lock()
+
+
+@st.cache_resource(max_entries=24, ttl=6 * 3600, show_spinner=False)
+def _store(key: str) -> dict:
+    """Rows of the sweep with this key (its full parameters, seeds included), kept across reruns and
+    sessions: a finished sweep is shown at once, an interrupted one resumes where it stopped."""
+    return {"rows": [], "table": None}
+
+
+def _apply_preset():
+    from cgdcore.experiments.presets import PRESETS
+
+    p = PRESETS.get(st.session_state.get("topre"))
+    if p is None:
+        return
+    s = p.spec
+    st.session_state.update({
+        "tods": [d for d in s.datasets if d in NETWORKS], "ton": int(s.n[0]),
+        "toalg": [a for a in s.algorithms if a in ALGOS], "toreps": int(s.reps), "toseed": int(s.seed),
+        "tobud": s.budget, "tovar": s.variant,
+        "toeps": ",".join(f"{e:g}" for e in s.epsilons) if len(s.epsilons) <= 4 else
+        f"logspace:{_log10(s.epsilons[0]):g}:{_log10(s.epsilons[-1]):g}:{len(s.epsilons)}"})
+
+
+def _log10(v: float) -> float:
+    import math
+
+    return round(math.log10(v), 6)
+
+
+for k, v in DEFAULTS.items():
+    st.session_state.setdefault(k, v)
+
+from cgdcore.experiments.presets import PRESETS  # noqa: E402
+
+with st.sidebar:
+    st.header("Sweep")
+    preset = st.selectbox("Paper preset", ["custom", *PRESETS], key="topre", on_change=_apply_preset,
+                          help="Fill every field with a paper's setting: " + "; ".join(
+                              f"{k}: {p.title}" for k, p in PRESETS.items()), **URL)
+    datasets = st.multiselect("Datasets", NETWORKS, key="tods", **URL)
+    n = int(st.number_input("Rows per dataset (n)", min_value=1000, max_value=1_000_000, step=10_000, key="ton",
+                            **URL))
+    algos = st.multiselect("Algorithms", ALGOS, key="toalg", help=(
+        "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; priv-pc[subsample_ratio=1]: "
+        "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation with distributed Laplace (DP once); "
+        "pc+MECH: PC on locally privatised data."), **URL)
+    eps_text = st.text_input("ε grid", key="toeps", help="Comma-separated values (0.1,1,10) or "
+                             "logspace:START:STOP:COUNT in log10 units (logspace:-2:1.5:21 is Priv-PC's grid).", **URL)
+    reps = int(st.number_input("Repetitions per ε", min_value=1, max_value=100, key="toreps", **URL))
+    seed = int(st.number_input("Root seed", min_value=0, max_value=2**31 - 1, key="toseed", **URL))
+    budget = st.radio("ε means", ["native", "total"], key="tobud", horizontal=True, help=(
+        "native: per-round ε for SVT-PC/Priv-PC/EM-PC (uncapped; the papers' figures), total ε for the rest. "
+        "total: a hard cap for every algorithm; the sparse-vector family runs rounds of 0.1·ε until it is spent."),
+        **URL)
+    variant = st.radio("PC skeleton", ["original", "stable"], key="tovar", horizontal=True,
+                       help="original: edges removed at once (the reference codes); stable: removals per order.",
+                       **URL)
+    jobs = st.radio("Worker processes", [2, 1], horizontal=True, key="tojobs",
+                    help="2 uses both cores (separate processes, each with its own statistics cache); "
+                         "1 runs in the app's process and reuses its cache across sweeps.")
+
+with user_errors():
+    from cgdcore.experiments import SweepSpec, parse_epsilon_grid
+
+    spec = SweepSpec(datasets=tuple(datasets), algorithms=tuple(algos), epsilons=parse_epsilon_grid(eps_text),
+                     n=(n,), reps=reps, seed=seed, budget=budget, variant=variant)
+    configs = spec.runs()
+
+p = PRESETS.get(preset)
+if p is not None:
+    st.info(f"**{p.title}** — {p.source}. {p.notes}", icon=":material/menu_book:")
+store = _store(spec.key)
+done = {r["seed"]: r for r in store["rows"]}
+have = sum(1 for c in configs if c.seed in done)
+c1, c2, c3 = st.columns([2, 2, 3])
+c1.metric("Runs in this sweep", f"{len(configs):,}")
+c2.metric("Already computed", f"{have:,}")
+go = c3.button("Run sweep" if have == 0 else ("All runs done" if have == len(configs) else "Resume sweep"),
+               type="primary", key="togo", disabled=have == len(configs) or not configs)
+if len(configs) > 600:
+    c3.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
+               "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
+
+if go and have < len(configs):
+    from cgdcore.experiments import run_sweep
+
+    bar = st.progress(have / len(configs), text="Waiting for the sweep engine…")
+    lock = _one_sweep_at_a_time()
+    if not lock.acquire(blocking=False):
+        bar.progress(have / len(configs), text="Another sweep is running; this one starts when it finishes…")
+        lock.acquire()
+    try:
+        t0 = time.perf_counter()
+
+        def progress(k, total, eta, row):
+            left = "" if eta is None else f" · about {eta:.0f} s left"
+            bar.progress(k / total, text=f"{k:,} / {total:,} runs{left}")
+
+        with user_errors():
+            table = run_sweep(spec, jobs=int(jobs), done_rows=list(store["rows"]), on_row=store["rows"].append,
+                              progress=progress)
+        store["table"] = table
+        store["seconds"] = time.perf_counter() - t0
+    finally:
+        lock.release()
+    st.rerun()  # draw the page afresh from the finished table (counts, button state)
+
+rows = [r for r in store["rows"]]
+if not rows:
+    st.info("Choose datasets, algorithms and an ε grid in the sidebar, then **Run sweep**. A preset fills in a "
+            "paper's setting; Priv-PC's Figure 1 on Sachs (315 runs) takes about 15 s.", icon=":material/tune:")
+    st.stop()
+
+from cgdcore import viz_sweep as vs  # noqa: E402
+from cgdcore.experiments import X_AXES, summarise  # noqa: E402
+from cgdcore.experiments.presets import paper_points  # noqa: E402
+from cgdcore.experiments.results import to_frame  # noqa: E402
+
+table = store["table"] if store["table"] is not None else to_frame(rows, [c.key for c in configs])
+table = table[table["sweep"] == spec.key] if "sweep" in table else table
+if store.get("seconds") and have == len(configs):
+    st.success(f"{len(configs):,} runs finished in {store['seconds']:.1f} s (cached: the same parameters show at "
+               "once, in any session).", icon=":material/check_circle:")
+if have < len(configs):
+    st.warning(f"Showing {len(table):,} of {len(configs):,} runs: the sweep was interrupted. **Resume sweep** "
+               "computes only the missing ones.", icon=":material/pause_circle:")
+errors = table[table["error"].notna()]
+if len(errors):
+    st.warning(f"{len(errors)} run(s) were rejected and are left out, e.g. {errors.iloc[0]['algorithm']} on "
+               f"{errors.iloc[0]['dataset']}: {errors.iloc[0]['error']}", icon=":material/warning:")
+
+opts = st.columns([3, 2, 2])
+x_default = p.x if p is not None else "epsilon_total"
+x_axis = opts[0].selectbox("x-axis", list(X_AXES), index=list(X_AXES).index(x_default), key="tox",
+                           format_func=lambda k: X_AXES[k])
+clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", value=p is not None and p.x_range is not None,
+                      key="toclip", disabled=x_axis == "epsilon")
+metric = opts[2].selectbox("Utility", ["skeleton_f1", "arc_f1", "shd"],
+                           index=["skeleton_f1", "arc_f1", "shd"].index(p.metric) if p is not None and
+                           p.metric in ("skeleton_f1", "arc_f1", "shd") else 0, key="tometric",
+                           format_func=lambda k: vs.METRICS[k])
+summary = summarise(table, x=x_axis)
+x_label = X_AXES[x_axis]
+paper = paper_points(p) if p is not None else []
+single_eps = len(spec.epsilons) == 1
+x_range = (1.0, 100.0) if clip and x_axis != "epsilon" else None
+if x_axis == "eps_paper" and summary["x"].isna().all():
+    st.caption("None of these algorithms has a paper formula of its own; choose another rule.")
+
+tab_u, tab_t, tab_s, tab_tab = st.tabs(["Utility vs ε", "CI tests", "Run time", "Table and downloads"])
+figs = {}
+with tab_u:
+    if single_eps:
+        figs["utility"] = vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}")
+    else:
+        figs["utility"] = vs.curves_figure(summary, metric, x_label, x_range=x_range)
+    st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
+    st.caption("Dotted lines: non-private references. Hover a point for its requested ε, reported total and "
+               "number of runs.")
+with tab_t:
+    if single_eps:
+        figs["tests"] = vs.bars_figure(summary, "n_ci_tests", paper=paper, title="CI tests per run")
+    else:
+        figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, x_range=x_range, paper=paper)
+    st.plotly_chart(figs["tests"], width="stretch", key="tofig_t")
+    if any(q["metric"] == "n_ci_tests" for q in paper):
+        st.caption("Hatched bars / crosses: the paper's Table 3 (its ε is not stated; per-round ε = 1 assumed).")
+with tab_s:
+    if single_eps:
+        figs["time"] = vs.bars_figure(summary, "seconds", paper=paper, log_y=True, title="Seconds per run")
+    else:
+        figs["time"] = vs.curves_figure(summary, "seconds", x_label, x_range=x_range, paper=paper, log_y=True)
+    st.plotly_chart(figs["time"], width="stretch", key="tofig_s")
+    st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics, so "
+               "the first run on a dataset pays for them. Paper times (Priv-PC Table 2) come from a 32-core server "
+               "running the authors' code.")
+with tab_tab:
+    st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360)
+    import io
+
+    buf = io.BytesIO()
+    table.to_parquet(buf, index=False)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Table (CSV)", table.to_csv(index=False), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv")
+    d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
+                       key="todl_pq")
+    d3.download_button("Utility figure (HTML)", vs.figure_html(figs["utility"], "Privacy-utility trade-off"),
+                       f"tradeoff-{spec.key}.html", "text/html", key="todl_html")
+    from cgdcore.experiments import command_for, config_of
+
+    ok = table[table["error"].isna() & (table["epsilon_kind"] != "none")]
+    if len(ok):
+        row = ok.iloc[len(ok) // 2]
+        cmd = command_for(config_of(row, spec))
+        if cmd:
+            st.markdown(f"**Re-run one row alone** ({row['algorithm']} on {row['dataset']}, ε = {row['epsilon']:g}, "
+                        f"rep {row['rep']}; skeleton F1 {row['skeleton_f1']:.3f}):")
+            st.code(cmd + " --json", language="bash")
+    st.markdown("**The same sweep from the command line** (add `--jobs 2`, or `--backend dask --scheduler "
+                "tcp://HOST:8786` for a cluster):")
+    st.code(f"python -m cgdcore sweep --dataset {','.join(spec.datasets)} --n {n} --algos '{','.join(spec.algorithms)}' "
+            f"--epsilons {eps_text} --reps {reps} --seed {seed} --budget {budget} --variant {variant} "
+            f"--out results.csv", language="bash")
