@@ -49,7 +49,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
     ``summary``: :func:`cgdcore.experiments.summarise` output. Non-private rows (no ε) are drawn as
     dotted horizontal reference lines. ``x_range`` keeps only points whose mean x lies inside
     (Priv-PC Figure 1 keeps total ε in [1, 100]). ``paper``: points (dataset, algorithm, epsilon,
-    value) drawn as labelled crosses at their requested ε.
+    value) drawn as labelled crosses at the x where this sweep's runs at the same requested ε landed.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -99,8 +99,12 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
         for p in paper or []:
             if p["dataset"] != ds or p.get("metric") != metric:
                 continue
+            # drawn where our runs at the same requested ε landed on this x-axis
+            ours = sub[(sub["algorithm"] == p["algorithm"]) & np.isclose(sub["epsilon"], p["epsilon"])]
+            if ours.empty or not np.isfinite(ours["x"].iloc[0]):
+                continue
             st = styles.get(p["algorithm"], {"color": "#555555"})
-            fig.add_scatter(x=[p["epsilon"]], y=[p["value"]], mode="markers+text", text=["paper"],
+            fig.add_scatter(x=[float(ours["x"].iloc[0])], y=[p["value"]], mode="markers+text", text=["paper"],
                             textposition="top center", name=f"paper: {p['algorithm']}", legendgroup="paper",
                             showlegend=False, marker={"symbol": "x-thin-open", "size": 14, "color": st["color"],
                                                       "line": {"width": 3, "color": st["color"]}},

@@ -193,7 +193,7 @@ metric = opts[2].selectbox("Utility", ["skeleton_f1", "arc_f1", "shd"],
                            format_func=lambda k: vs.METRICS[k])
 summary = summarise(table, x=x_axis)
 x_label = X_AXES[x_axis]
-paper = paper_points(p) if p is not None else []
+paper = paper_points(spec)
 single_eps = len(spec.epsilons) == 1
 x_range = (1.0, 100.0) if clip and x_axis != "epsilon" else None
 if x_axis == "eps_paper" and summary["x"].isna().all():
@@ -216,7 +216,8 @@ with tab_t:
         figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, x_range=x_range, paper=paper)
     st.plotly_chart(figs["tests"], width="stretch", key="tofig_t")
     if any(q["metric"] == "n_ci_tests" for q in paper):
-        st.caption("Hatched bars / crosses: the paper's Table 3 (its ε is not stated; per-round ε = 1 assumed).")
+        st.caption("Hatched bars / crosses labelled 'paper': Priv-PC's Table 3 at n = 100,000 (its ε is not stated; "
+                   "per-round ε = 1 assumed).")
 with tab_s:
     if single_eps:
         figs["time"] = vs.bars_figure(summary, "seconds", paper=paper, log_y=True, title="Seconds per run")

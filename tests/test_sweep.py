@@ -222,8 +222,11 @@ def test_presets_reproduce_the_papers_settings():
     assert t4.epsilons == (0.1, 5.0, 10.0) and t4.reps == 50 and t4.budget == "total"
     assert PRESETS["curate-fig5"].spec.epsilons == (1.0,)
     p = get_preset("privpc-table3", datasets=("sachs",))
-    pts = paper_points(p)
-    assert {(r["algorithm"], r["value"]) for r in pts} == {("priv-pc", 165.0), ("em-pc", 1224.0)}
+    pts = paper_points(p.spec)
+    assert {(r["algorithm"], r["metric"], r["value"]) for r in pts} == {
+        ("priv-pc", "n_ci_tests", 165.0), ("em-pc", "n_ci_tests", 1224.0), ("priv-pc", "seconds", 16.65),
+        ("em-pc", "seconds", 4858.42)}
+    assert paper_points(get_preset("curate-fig5").spec) == []  # total budgets: not the paper's setting
     with pytest.raises(UserError):
         get_preset("fig99")
 
@@ -253,3 +256,32 @@ def test_cli_sweep_bad_input_exits_2(argv, msg, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert msg in err and "Traceback" not in err
+
+
+def test_figures_draw_bands_references_and_paper_points(small_table):
+    from cgdcore import viz_sweep as vs
+
+    s = summarise(small_table, x="eps_basic")
+    fig = vs.curves_figure(s, "skeleton_f1", "total ε, basic composition")
+    names = {t.name for t in fig.data if t.showlegend is not False}
+    assert {"priv-pc", "svt-pc", "em-pc", "pc (non-private)"} <= names
+    bands = [t for t in fig.data if t.fill == "toself"]
+    assert len(bands) == 3
+    line = next(t for t in fig.data if t.name == "priv-pc" and t.mode == "lines+markers")
+    sub = s[s.algorithm == "priv-pc"].sort_values("x")
+    assert np.allclose(line.x, sub["x"]) and np.allclose(line.y, sub["skeleton_f1_mean"])
+    assert fig.layout.xaxis.type == "log"
+    paper = [{"dataset": "asia", "algorithm": "priv-pc", "epsilon": 0.5, "metric": "n_ci_tests", "value": 95.0}]
+    tfig = vs.curves_figure(s, "n_ci_tests", "x", paper=paper)
+    cross = [t for t in tfig.data if t.name == "paper: priv-pc"]
+    assert len(cross) == 1 and cross[0].y[0] == 95.0
+    assert cross[0].x[0] == pytest.approx(sub.loc[np.isclose(sub.epsilon, 0.5), "x"].iloc[0])
+    clipped = vs.curves_figure(s, "skeleton_f1", "x", x_range=(1.0, 100.0))
+    for t in clipped.data:
+        if t.mode == "lines+markers":
+            assert all(1.0 <= v <= 100.0 for v in t.x)
+    html = vs.figure_html(fig, "T")
+    assert html.startswith("<html>") or "<html" in html[:200]
+    assert "<title>T</title>" in html and "<script src=\"http" not in html
+    bars = vs.bars_figure(s[s.epsilon_kind != "none"], "n_ci_tests")
+    assert bars.layout.barmode == "group"

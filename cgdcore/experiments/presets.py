@@ -122,14 +122,19 @@ def get_preset(name: str, **overrides: Any) -> Preset:
     return replace(p, spec=replace(p.spec, **overrides)) if overrides else p
 
 
-def paper_points(preset: Preset) -> list[dict[str, Any]]:
-    """The paper's reported values of ``preset`` as rows (dataset, algorithm, epsilon, value)."""
+def paper_points(spec: SweepSpec) -> list[dict[str, Any]]:
+    """The Priv-PC paper's reported values that match ``spec``: Table 2 (seconds) and Table 3 (CI
+    tests) for its datasets and algorithms, at per-round ε = 1 (n = 100,000 in the paper). Empty
+    unless the sweep reads ε per round (``budget='native'``) and its grid holds ε = 1."""
+    if spec.budget != "native" or not any(abs(e - 1.0) < 1e-12 for e in spec.epsilons):
+        return []
     out = []
-    for ds, per_algo in preset.paper.items():
-        if ds not in preset.spec.datasets:
-            continue
-        for algo, value in per_algo.items():
-            if algo in preset.spec.algorithms:
-                out.append({"dataset": ds, "algorithm": algo, "epsilon": preset.paper_epsilon,
-                            "metric": preset.paper_metric, "value": float(value)})
+    for metric, table in (("seconds", PRIVPC_TABLE2), ("n_ci_tests", PRIVPC_TABLE3)):
+        for ds, per_algo in table.items():
+            if ds not in spec.datasets:
+                continue
+            for algo, value in per_algo.items():
+                if algo in spec.algorithms:
+                    out.append({"dataset": ds, "algorithm": algo, "epsilon": 1.0, "metric": metric,
+                                "value": float(value)})
     return out
