@@ -8,7 +8,7 @@ from conftest import ROOT
 
 APP = str(ROOT / "app.py")
 PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/encrypted.py",
-         "pages/tradeoff.py", "pages/datasets.py"]
+         "pages/tradeoff.py", "pages/learn.py", "pages/datasets.py"]
 
 
 def app(timeout=60):
@@ -249,3 +249,24 @@ def test_tradeoff_page_preset_fills_the_widgets():
 def test_tradeoff_page_bad_epsilon_grid_is_explained(eps, msg):
     at = _tradeoff({"toeps": eps})
     assert any(msg in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_learn_page_examples_run_and_respond():
+    at = app(timeout=180)
+    at.switch_page("pages/learn.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    tabs = [t.label for t in at.tabs]
+    assert tabs[0] == "1 · PC step by step" and len(tabs) == 6
+    at.select_slider(key="lstage").set_value(1).run()     # after order 0
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("Order 0" in m.value for m in at.markdown)
+    at.selectbox(key="lnet").set_value("asia").run()
+    at.multiselect(key="lS").set_value(["lung"]).run()
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["p-value"]) >= 0 and metrics["decision at α = 0.05"] in ("independent", "dependent")
+    before = {m.label: m.value for m in at.metric}["de-biased estimate"]
+    at.slider(key="leps").set_value(0.2).run()
+    assert {m.label: m.value for m in at.metric}["de-biased estimate"] != before
+    assert any(str(m.label) == "headline (tightest valid)" for m in at.metric)
