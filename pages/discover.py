@@ -9,7 +9,8 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
-from ui.common import route_through_app, digest, explain, load_dataset, load_upload, run_discovery, user_errors
+from ui.common import (route_through_app, digest, explain, load_dataset, load_upload, run_discovery,
+                       run_discovery_on_upload, user_errors)
 
 route_through_app()
 
@@ -195,7 +196,8 @@ if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
 with user_errors():
     with st.status(f"Running {algo}…", expanded=False) as status:
         try:
-            res = run_discovery(run_key, ds, options=algo_opts or None, **params)
+            runner = run_discovery_on_upload if data_key[0] == "upload" else run_discovery
+            res = runner(run_key, ds, options=algo_opts or None, **params)
         except Exception:
             status.update(label=f"{algo} could not run", state="error")
             raise

@@ -45,6 +45,15 @@ def run_discovery(key: tuple, _dataset, **params):
     return discover(_dataset, **params)
 
 
+@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False, scope="session")
+def run_discovery_on_upload(key: tuple, _dataset, **params):
+    """``run_discovery`` for a user's upload, cached per session: a result carries its dataset (file name
+    included), so a process-wide entry keyed by content would hand it to anyone uploading the same bytes."""
+    from cgdcore.discover import discover
+
+    return discover(_dataset, **params)
+
+
 @st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
 def _cached(key: tuple, _fn, _args, _kwargs):
     return _fn(*_args, **_kwargs)

@@ -1,0 +1,182 @@
+"""Two users on one server: an uploaded CSV stays in the session that uploaded it."""
+import re
+
+import pytest
+
+from conftest import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+
+A_COLS = ("secret_alpha", "secret_beta", "secret_gamma")
+B_COLS = ("public_delta", "public_epsilon", "public_zeta", "public_eta")
+FILE_INPUT = "[data-testid='stFileUploaderDropzoneInput']"
+ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
+
+
+def write_codes(path, cols, rows=200):
+    """Integer codes with a chain x0 → x1 → … so PC has edges to draw (node labels are the column names)."""
+    lines = [",".join(cols)]
+    for i in range(rows):
+        x = [(i * 7 + i // 3) % 3]
+        for k in range(1, len(cols)):
+            x.append((x[-1] + (1 if (i * (k + 3)) % 10 == 0 else 0)) % 3)
+        lines.append(",".join(map(str, x)))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def watch_rerun(page):
+    """Arm a flag that is set once the script starts running, so `finish_rerun` cannot return early.
+
+    Every change of the attribute is a record; old values catch a run that started and ended between two
+    callbacks, and observing the whole body survives a re-mounted app element."""
+    page.evaluate("""() => {
+        window.__ranAgain = false;
+        const busy = v => v === 'running' || v === 'rerunRequested';
+        new MutationObserver(records => {
+            for (const r of records)
+                if (busy(r.oldValue) || busy(r.target.getAttribute('data-test-script-state'))) window.__ranAgain = true;
+        }).observe(document.body, {subtree: true, attributes: true, attributeOldValue: true,
+                                   attributeFilter: ['data-test-script-state']});
+    }""")
+
+
+def finish_rerun(page, timeout=60_000):
+    page.wait_for_function("window.__ranAgain === true", timeout=timeout)
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                        timeout=timeout)
+
+
+def metric(page, label):
+    return page.locator("[data-testid='stMetric']").filter(has_text=label).first.locator(
+        "[data-testid='stMetricValue']")
+
+
+def assert_shows_only(page, own, other):
+    """The graph's node labels (SVG text) carry the column names: the page holds its own, never the other's."""
+    from playwright.sync_api import expect
+
+    graph = page.locator("[data-testid='stPlotlyChart']").first
+    for c in own:
+        expect(graph.get_by_text(c, exact=True).first).to_be_attached(timeout=30_000)
+    html = page.content()
+    leaked = [c for c in other if c in html]
+    assert not leaked, f"another session's columns are on this page: {leaked}"
+    assert page.locator(ERRORS).count() == 0
+
+
+def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_path):
+    # A shared store for uploads (a process-wide cache or registry not keyed by session) would hand B the
+    # secret_* graph or list A's file here, and the content/option assertions below would fail.
+    from playwright.sync_api import expect
+
+    from cgdcore.data import list_datasets
+
+    a_csv = write_codes(tmp_path / "alice_private.csv", A_COLS)
+    b_csv = write_codes(tmp_path / "bob_own.csv", B_COLS)
+    ctx_a = browser.new_context(viewport={"width": 1400, "height": 1600})
+    ctx_b = browser.new_context(viewport={"width": 1400, "height": 1600})
+    a, b = ctx_a.new_page(), ctx_b.new_page()
+    try:
+        # A uploads and runs discovery (auto-run)
+        a.goto(streamlit_server + "/?src=Upload+a+CSV&maxord=2", wait_until="domcontentloaded")
+        expect(a.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=60_000)
+        a.locator(FILE_INPUT).set_input_files(str(a_csv))
+        expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+        expect(metric(a, "Variables")).to_have_text("3")
+        expect(metric(a, "Dataset")).to_contain_text("alice_private")
+        assert_shows_only(a, A_COLS, B_COLS)
+        assert "src=Upload" in a.url
+
+        # B opens exactly A's URL: the upload prompt, nothing of A's
+        b.goto(a.url, wait_until="domcontentloaded")
+        expect(b.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=60_000)
+        b.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached")
+        html = b.content()
+        assert not [c for c in A_COLS + ("alice_private",) if c in html]
+        assert b.get_by_text("Discovery complete").count() == 0
+        assert b.locator("[data-testid='stMetric']").count() == 0
+
+        # B's dataset selector offers the bundled datasets only
+        watch_rerun(b)
+        b.get_by_text("Bundled dataset", exact=True).click()
+        finish_rerun(b)
+        expect(b.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+        b.locator("[data-testid='stSelectbox']").filter(has_text="Dataset").first.click()
+        options = b.get_by_role("option")
+        expect(options.first).to_be_visible(timeout=10_000)
+        offered = set(options.all_inner_texts())
+        b.keyboard.press("Escape")
+        assert offered and offered <= {i.name for i in list_datasets()}, offered
+        assert not [o for o in offered if "alice" in o or "secret" in o or "upload" in o.lower()]
+        # and B's result is B's own: the bundled default (asia), none of A's columns
+        expect(metric(b, "Dataset")).to_have_text("asia")
+        assert_shows_only(b, ("asia", "tub", "smoke"), A_COLS)
+
+        # B uploads its own, different CSV
+        watch_rerun(b)
+        b.get_by_text("Upload a CSV", exact=True).click()
+        finish_rerun(b)
+        expect(b.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=30_000)
+        assert not [c for c in A_COLS if c in b.content()]
+        b.locator(FILE_INPUT).set_input_files(str(b_csv))
+        expect(b.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+        expect(metric(b, "Dataset")).to_contain_text("bob_own")
+        expect(metric(b, "Variables")).to_have_text("4")
+        assert_shows_only(b, B_COLS, A_COLS)
+
+        # A reruns with a new setting (a fresh run on its session's upload): still A's data only
+        watch_rerun(a)
+        a.get_by_role("button", name="Run discovery").click()
+        finish_rerun(a)
+        expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+        expect(metric(a, "Dataset")).to_contain_text("alice_private")
+        expect(metric(a, "Variables")).to_have_text("3")
+        assert_shows_only(a, A_COLS, B_COLS)
+        watch_rerun(a)
+        a.locator("[data-testid='stSelectbox']").filter(has_text="Maximum order").first.click()
+        a.get_by_role("option", name="1", exact=True).click()
+        finish_rerun(a)
+        expect(a).to_have_url(re.compile(r"maxord=1"))
+        expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+        expect(metric(a, "Dataset")).to_contain_text("alice_private")
+        assert_shows_only(a, A_COLS, B_COLS)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        a.screenshot(path=str(ARTIFACTS / "isolation_a.png"))
+        b.screenshot(path=str(ARTIFACTS / "isolation_b.png"))
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_same_bytes_under_another_name_do_not_reveal_the_first_upload(streamlit_server, browser, tmp_path):
+    """B uploads byte-for-byte what A uploaded: B's result (and its JSON download) names B's file, not A's."""
+    import json
+
+    from playwright.sync_api import expect
+
+    a_csv = write_codes(tmp_path / "carol_payroll.csv", A_COLS, rows=240)
+    b_csv = tmp_path / "dave_copy.csv"
+    b_csv.write_bytes(a_csv.read_bytes())
+    pages, ctxs = {}, []
+    try:
+        for who, path in (("a", a_csv), ("b", b_csv)):
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1600}, accept_downloads=True)
+            ctxs.append(ctx)
+            page = pages[who] = ctx.new_page()
+            page.goto(streamlit_server + "/?src=Upload+a+CSV", wait_until="domcontentloaded")
+            expect(page.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=60_000)
+            page.locator(FILE_INPUT).set_input_files(str(path))
+            expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
+            expect(metric(page, "Dataset")).to_contain_text(path.stem)
+        b = pages["b"]
+        assert "carol_payroll" not in b.content()
+        b.get_by_role("tab", name="Edges & downloads").click()
+        with b.expect_download(timeout=30_000) as dl:
+            b.get_by_role("button", name="Result (JSON)").click()
+        result = json.loads(open(dl.value.path(), encoding="utf-8").read())
+        assert result["dataset"] == "dave_copy.csv", result["dataset"]
+        assert "carol_payroll" not in json.dumps(result)
+    finally:
+        for ctx in ctxs:
+            ctx.close()
