@@ -1,0 +1,334 @@
+"""The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
+
+Usage: python bench/load.py [--sessions 8] [--n 100000] [--dataset sachs] [--algo priv-pc] [--reps 1]
+Starts a real Streamlit server for app.py and drives Debian's chromium through Playwright (one browser,
+a separate context per user). Every load session deep-links the Discover page with its own noise seed
+(private results are cached by their full parameters, seed included, so no two sessions share a cache
+entry; the sampled data are shared, as for real users of the same dataset) and waits for the finished
+result: the "Discovery complete" status, the ε-spent metric and the drawn graph, with no exception or
+error element. Meanwhile a probe session reloads the Datasets page again and again and times each
+render: the server must stay responsive. The server's RSS (its process and children) is sampled every
+0.2 s. Baselines: a first session on the fresh server (imports, data sampling), one session alone on
+warm data with an unused noise seed, and the probe's render time on an idle server.
+Requires the dev requirements (Playwright) and Debian's chromium (`make chromium`); no browser is
+downloaded. Exits non-zero if any session failed.
+"""
+import argparse
+import asyncio
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, log):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+         "--server.runOnSave", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"streamlit exited early (exit code {proc.returncode}); see {log.name}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.terminate()
+    raise SystemExit("streamlit did not become healthy within 60 s")
+
+
+class RssSampler(threading.Thread):
+    """Peak resident memory of a process plus all its children, sampled every ``period`` seconds; also the
+    CPU seconds of that tree and of the rest of this script's children (the browser) since the last mark."""
+
+    def __init__(self, pid: int, period: float = 0.2):
+        super().__init__(daemon=True)
+        self.proc, self.period, self.stop = psutil.Process(pid), period, threading.Event()
+        self.cpu = {"server": {}, "browser": {}}
+        self.base = {"server": {}, "browser": {}}
+        self.peak = self.now = 0
+        self.mark()
+
+    def mark(self):
+        """Start a new window: ``peak`` and ``cpu_seconds`` cover the samples since the last mark."""
+        self.peak = self.now = self.sample()
+        self.base = {k: dict(v) for k, v in self.cpu.items()}
+
+    def cpu_seconds(self, group: str) -> float:
+        base = self.base[group]
+        return sum(c - base.get(pid, 0.0) for pid, c in self.cpu[group].items())
+
+    @staticmethod
+    def _tree(proc):
+        try:
+            return [proc] + proc.children(recursive=True)
+        except psutil.NoSuchProcess:
+            return []
+
+    def sample(self) -> int:
+        server = self._tree(self.proc)
+        ids = {p.pid for p in server}
+        browser = [p for p in self._tree(psutil.Process()) if p.pid not in ids and p.pid != os.getpid()]
+        total = 0
+        for group, procs in (("server", server), ("browser", browser)):
+            for p in procs:
+                try:
+                    with p.oneshot():
+                        if group == "server":
+                            total += p.memory_info().rss
+                        t = p.cpu_times()
+                        self.cpu[group][(p.pid, p.create_time())] = t.user + t.system
+                except psutil.NoSuchProcess:
+                    pass
+        return total
+
+    def run(self):
+        while not self.stop.wait(self.period):
+            self.now = self.sample()
+            self.peak = max(self.peak, self.now)
+
+
+class HealthProbe(threading.Thread):
+    """Latency of the server's own health endpoint every ``period`` seconds: its event loop, without a browser."""
+
+    def __init__(self, url: str, period: float = 0.2):
+        super().__init__(daemon=True)
+        self.url, self.period, self.stop = url + "/_stcore/health", period, threading.Event()
+        self.times, self.failures = [], 0
+
+    def run(self):
+        while not self.stop.wait(self.period):
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url, timeout=30) as r:
+                    r.read()
+                self.times.append(time.perf_counter() - t)
+            except OSError:
+                self.failures += 1
+
+
+async def discovery_session(browser, url: str, noise_seed: int, args, shot: Path | None = None) -> dict:
+    """One user: deep-link the Discover page, wait for the finished result; latency from navigation start."""
+    from playwright.async_api import expect
+
+    ctx = await browser.new_context(viewport={"width": 1500, "height": 2200})
+    page = await ctx.new_page()
+    link = (f"{url}/?ds={args.dataset}&n={args.n}&algo={args.algo}&reps={args.reps:g}&nseed={noise_seed}")
+    out = {"seed": noise_seed, "ok": False, "error": "", "seconds": float("nan"), "eps": "", "tests": ""}
+    t0 = time.perf_counter()
+    try:
+        await page.goto(link, wait_until="domcontentloaded", timeout=args.timeout * 1000)
+        metrics = page.locator("[data-testid='stMetric']")
+        await expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=args.timeout * 1000)
+        await expect(metrics.filter(has_text="ε spent").first).to_be_visible(timeout=args.timeout * 1000)
+        await expect(page.locator("[data-testid='stPlotlyChart'] .main-svg").first).to_be_attached(
+            timeout=args.timeout * 1000)
+        await page.locator(IDLE).wait_for(state="attached", timeout=args.timeout * 1000)
+        out["seconds"] = time.perf_counter() - t0
+        out["eps"] = await metrics.filter(has_text="ε spent").first.locator(
+            "[data-testid='stMetricValue']").inner_text()
+        out["tests"] = await metrics.filter(has_text="CI tests").first.locator(
+            "[data-testid='stMetricValue']").inner_text()
+        errors = page.locator(ERRORS)
+        if await errors.count():
+            out["error"] = "error element: " + (await errors.first.inner_text())[:120].replace("\n", " ")
+        elif str(args.n) not in (await metrics.filter(has_text="Rows").first.inner_text()).replace(",", ""):
+            out["error"] = "the Rows metric does not show n"
+        else:
+            out["ok"] = True
+        if shot is not None:
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            await page.screenshot(path=str(shot), full_page=True)
+    except Exception as e:  # noqa: BLE001 (a timeout or a crash is a failed session, reported below)
+        out["seconds"] = time.perf_counter() - t0
+        out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    finally:
+        await ctx.close()
+    return out
+
+
+async def render_datasets(page, url: str, timeout_s: float) -> float:
+    """Load the Datasets page in a fresh script run; seconds until the table and the true graph are drawn."""
+    from playwright.async_api import expect
+
+    t0 = time.perf_counter()
+    await page.goto(url + "/datasets", wait_until="domcontentloaded", timeout=timeout_s * 1000)
+    await expect(page.locator("[data-testid='stDataFrame']").first).to_be_visible(timeout=timeout_s * 1000)
+    await expect(page.locator("[data-testid='stPlotlyChart'] .main-svg").first).to_be_attached(
+        timeout=timeout_s * 1000)
+    await page.locator(IDLE).wait_for(state="attached", timeout=timeout_s * 1000)
+    if await page.locator(ERRORS).count():
+        raise RuntimeError("error element on the Datasets page")
+    return time.perf_counter() - t0
+
+
+async def probe(browser, url: str, done: asyncio.Event, args) -> dict:
+    """The 9th user: reload the lightweight Datasets page until the load sessions have finished."""
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = await ctx.new_page()
+    times, failures = [], []
+    try:
+        while not done.is_set():
+            try:
+                times.append(await render_datasets(page, url, args.probe_timeout))
+            except Exception as e:  # noqa: BLE001
+                failures.append(f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
+            try:
+                await asyncio.wait_for(done.wait(), timeout=0.5)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        await ctx.close()
+    return {"times": times, "failures": failures}
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+async def bench(url: str, rss: RssSampler, args) -> int:
+    from playwright.async_api import async_playwright
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        raise SystemExit("Debian's chromium is not installed (`make chromium`)")
+    shot = None if args.screenshot == "none" else Path(args.screenshot)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            rss.mark()
+            cold = await discovery_session(browser, url, args.seed0 + 1000, args)
+            alone = await discovery_session(browser, url, args.seed0 + 1001, args)
+            rss_alone = rss.peak
+            page = await (await browser.new_context()).new_page()
+            idle_probe = [await render_datasets(page, url, args.probe_timeout) for _ in range(3)]
+            await page.context.close()
+
+            cpu_alone = rss.cpu_seconds("server"), rss.cpu_seconds("browser")
+            rss.mark()
+            done = asyncio.Event()
+            probe_task = asyncio.create_task(probe(browser, url, done, args))
+            health = HealthProbe(url)
+            health.start()
+            t0 = time.perf_counter()
+            sessions = await asyncio.gather(*[
+                discovery_session(browser, url, args.seed0 + i, args, shot if i == 1 else None)
+                for i in range(1, args.sessions + 1)])
+            wall = time.perf_counter() - t0
+            done.set()
+            pr = await probe_task
+            health.stop.set()
+            rss_load = rss.peak
+            cpu_load = rss.cpu_seconds("server"), rss.cpu_seconds("browser")
+        finally:
+            await browser.close()
+
+    mb = 1024 ** 2
+    print(f"\n{args.dataset}, n = {args.n:,}, {args.algo}, per-round ε = {args.reps:g}; "
+          f"{args.sessions} concurrent browser sessions + 1 Datasets-page probe ({os.cpu_count()} cores)")
+    print(f"{'session':<14} {'noise seed':>10} {'seconds':>8} {'ε spent':>9} {'CI tests':>9}  status")
+    for label, s in [("cold (alone)", cold), ("warm (alone)", alone)] + \
+                    [(f"load #{i}", s) for i, s in enumerate(sessions, 1)]:
+        print(f"{label:<14} {s['seed']:>10} {s['seconds']:8.2f} {s['eps']:>9} {s['tests']:>9}  "
+              f"{'ok' if s['ok'] else 'FAILED: ' + s['error']}")
+    lat = [s["seconds"] for s in sessions if s["ok"]]
+    base = alone["seconds"]
+    print(f"\n{'measure':<46} {'value':>10}")
+    print(f"{'baseline, first session on a fresh server (s)':<46} {cold['seconds']:10.2f}")
+    print(f"{'baseline, one session alone, warm data (s)':<46} {base:10.2f}")
+    print(f"{'load: latency p50 (s)':<46} {pct(lat, 0.5):10.2f}   {pct(lat, 0.5) / base:5.1f}× alone")
+    print(f"{'load: latency p95 (s)':<46} {pct(lat, 0.95):10.2f}   {pct(lat, 0.95) / base:5.1f}× alone")
+    print(f"{'load: latency max (s)':<46} {max(lat, default=float('nan')):10.2f}")
+    print(f"{'load: wall time for all sessions (s)':<46} {wall:10.2f}")
+    print(f"{'Datasets page idle: median render (s)':<46} {statistics.median(idle_probe):10.2f}")
+    pt = pr["times"]
+    med = statistics.median(pt) if pt else float("nan")
+    print(f"{'Datasets page under load: renders':<46} {len(pt):10d}   ({len(pr['failures'])} failed)")
+    print(f"{'Datasets page under load: median render (s)':<46} {med:10.2f}   "
+          f"{med / statistics.median(idle_probe):5.1f}× idle")
+    print(f"{'Datasets page under load: max render (s)':<46} {max(pt, default=float('nan')):10.2f}")
+    ht = [t * 1000 for t in health.times]
+    print(f"{'server /_stcore/health under load: p50 / max (ms)':<46} {pct(ht, 0.5):5.0f} / {max(ht, default=0):.0f}"
+          f"   ({len(ht)} requests, {health.failures} failed)")
+    print(f"{'server peak RSS, baselines (MB)':<46} {rss_alone / mb:10.0f}")
+    print(f"{'server peak RSS, under load (MB)':<46} {rss_load / mb:10.0f}")
+    print(f"{'CPU s in baselines + idle probe: server / browser':<46} {cpu_alone[0]:5.1f} / {cpu_alone[1]:.1f}")
+    print(f"{'CPU s under load: server / browser':<46} {cpu_load[0]:5.1f} / {cpu_load[1]:.1f}   "
+          f"(wall {wall:.1f} s × {os.cpu_count()} cores = {wall * (os.cpu_count() or 1):.0f} core-s)")
+    seeds = {(s["eps"], s["tests"]) for s in sessions if s["ok"]}
+    print(f"{'distinct results among load sessions':<46} {len(seeds):10d}")
+    failed = [s for s in [cold, alone] + sessions if not s["ok"]] + pr["failures"] + [None] * health.failures
+    print(f"\nall sessions completed without error: {'yes' if not failed else 'NO (' + str(len(failed)) + ')'}")
+    if shot is not None and sessions[0]["ok"]:
+        print(f"screenshot of load session #1: {shot}")
+    return 0 if not failed else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=8)
+    ap.add_argument("--dataset", default="sachs")
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--algo", default="priv-pc")
+    ap.add_argument("--reps", type=float, default=1.0, help="per-round ε")
+    ap.add_argument("--seed0", type=int, default=0,
+                    help="noise seeds are seed0 + 1..sessions (baselines: + 1000, + 1001)")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per session")
+    ap.add_argument("--probe-timeout", type=float, default=120)
+    ap.add_argument("--port", type=int, default=0, help="0: a free port")
+    ap.add_argument("--screenshot", default=str(ROOT / "tests" / "artifacts" / "load_session1.png"),
+                    help="full-page screenshot of load session #1 ('none' to skip)")
+    args = ap.parse_args()
+    port = args.port or free_port()
+    log_path = ROOT / "bench" / "out" / "load_streamlit.log"
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("w") as log:
+        proc, url = start_server(port, log)
+        rss = RssSampler(proc.pid)
+        rss.start()
+        try:
+            code = asyncio.run(bench(url, rss, args))
+        finally:
+            rss.stop.set()
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    if proc.returncode not in (0, -15, None):
+        print(f"streamlit exited with {proc.returncode}; see {log_path}")
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
