@@ -157,7 +157,7 @@ if go and have < len(configs):
         lock.release()
     st.rerun()  # draw the page afresh from the finished table (counts, button state)
 
-rows = [r for r in store["rows"]]
+rows = list(store["rows"])
 if not rows:
     st.info("Choose datasets, algorithms and an ε grid in the sidebar, then **Run sweep**. A preset fills in a "
             "paper's setting; Priv-PC's Figure 1 on Sachs (315 runs) takes about 15 s.", icon=":material/tune:")
@@ -169,7 +169,6 @@ from cgdcore.experiments.presets import paper_points  # noqa: E402
 from cgdcore.experiments.results import to_frame  # noqa: E402
 
 table = store["table"] if store["table"] is not None else to_frame(rows, [c.key for c in configs])
-table = table[table["sweep"] == spec.key] if "sweep" in table else table
 if store.get("seconds") and have == len(configs):
     st.success(f"{len(configs):,} runs finished in {store['seconds']:.1f} s (cached: the same parameters show at "
                "once, in any session).", icon=":material/check_circle:")

@@ -66,10 +66,9 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
         if spec.algo in ROUND_ALGORITHMS:
             kw["round_epsilon"] = cfg.epsilon * cfg.round_share
         if spec.algo == "fhe-pc":
-            opts.setdefault("mode", "aggregate")
             opts.setdefault("dp", "once")
     if spec.algo == "fhe-pc":
-        opts.setdefault("mode", "aggregate")
+        opts.setdefault("mode", "aggregate")  # the encrypted statistic modes are too slow for sweeps
     kw["options"] = opts or None
     return kw
 

@@ -51,8 +51,7 @@ class AlgoSpec:
     def private(self) -> bool:
         from cgdcore.discover import PRIVATE_ALGORITHMS
 
-        return self.mechanism is not None or self.algo in PRIVATE_ALGORITHMS + ("noleaks", "curate-score") or (
-            self.algo == "fhe-pc")
+        return self.mechanism is not None or self.algo in (*PRIVATE_ALGORITHMS, "noleaks", "curate-score", "fhe-pc")
 
     def kind(self, budget: str) -> str:
         """How this algorithm reads the sweep's ε: round, total, local or none."""
