@@ -113,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "1e-6 for laplace-pc, 1e-10 for curate")
     q.add_argument("--noise-seed", type=_nonneg_int("--noise-seed"), default=None,
                    help="seed of the privacy noise (default: --seed)")
+    q.add_argument("--sampler", choices=["snapping", "plain"], default=None,
+                   help="Laplace noise sampler of laplace-pc, svt-pc, priv-pc and curate: 'snapping' (default; "
+                        "Mironov 2012's snapping mechanism, private in floating point) or 'plain' (numpy's "
+                        "sampler, which leaks the noised value through floating-point gaps, Mironov 2012)")
     q.add_argument("--c1", type=_finite("--c1"), default=None,
                    help="Kendall sensitivity constant c1 in Δz = c1/√n (6 = reference code, 4.5 = paper asymptotic)")
     q.add_argument("--tweak", type=_finite("--tweak"), default=None, help="Priv-PC threshold tweak t (0.02)")
@@ -348,7 +352,8 @@ def cmd_discover(args) -> int:
                                   ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
                                   ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),
                                   ("w_threshold", args.w_threshold), ("iterations", args.iterations),
-                                  ("schedule", args.schedule), ("eps0", args.eps0), ("clip", args.clip))
+                                  ("schedule", args.schedule), ("eps0", args.eps0), ("clip", args.clip),
+                                  ("sampler", args.sampler))
                if v is not None}
     if options and args.algo == "pc":
         raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")

@@ -8,6 +8,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.accounting import Ledger, privpc_code_composition, validate_delta, validate_epsilon
+from cgdcore.central.mechanisms import DEFAULT_SAMPLER, check_sampler
 from cgdcore.citests import curate_p_sensitivity, kendall_p_sensitivity
 
 __all__ = ["build_private_policy", "max_reach", "check_sensitivity"]
@@ -59,6 +60,8 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         max_order = max_reach(n, d)
         notes.append(f"maximum order {max_order} = max(min(⌊log2 n⌋ − 5, d − 2), 0), as in the papers' code")
     params: dict[str, Any] = {"epsilon": total, "delta": delta, "seed": seed, "c1": c1}
+    sampler_given = "sampler" in options
+    sampler = check_sampler(options.pop("sampler", DEFAULT_SAMPLER))
 
     from cgdcore.central.curate import CuratePolicy
     from cgdcore.central.empc import EMPCPolicy
@@ -81,6 +84,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         raise UserError(f"{algo} needs a total privacy budget: give --epsilon (e.g. 1.0).")
 
     if algo == "em-pc":
+        if sampler_given:
+            raise UserError("the noise sampler applies to the Laplace-based algorithms (laplace-pc, svt-pc, priv-pc, "
+                            "curate); em-pc samples the exponential mechanism instead.")
         notes.append("EM-PC's guarantee assumes its utilities (greedy counts of records that flip a G-test) change "
                      "by at most 1 between neighbouring datasets, as its authors' code does; the greedy search does "
                      "not prove this (Priv-PC §4.2)")
@@ -102,15 +108,20 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         params["curate_sensitivity"] = variant
     check_sensitivity(sens, n, algo, c1, sided)
     params["sensitivity"] = sens
+    params["sampler"] = sampler
+    if sampler == "plain":
+        notes.append("noise from numpy's Laplace sampler ('plain'): its floating-point outputs leak the noised "
+                     "value through the gaps between doubles (Mironov 2012), so the stated ε holds only in exact "
+                     "arithmetic; the default 'snapping' sampler closes the gap")
 
     if algo == "laplace-pc":
         ledger = Ledger(budget=total, delta=delta, groups_planned=max_order + 1)
-        policy = LaplacePolicy(test, ledger, rng, alpha, sens, max_order=max_order)
+        policy = LaplacePolicy(test, ledger, rng, alpha, sens, max_order=max_order, sampler=sampler)
         info["plan"] = policy.plan
     elif algo == "svt-pc":
         ledger = Ledger(budget=total, delta=delta, groups_planned=1)
         ledger.paper_rules["as in paper (advanced composition over K hits)"] = _k_rule(round_epsilon)
-        policy = SVTPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon)
+        policy = SVTPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon, sampler=sampler)
     elif algo == "priv-pc":
         ledger = Ledger(budget=total, delta=delta, groups_planned=2)
         tweak = float(options.pop("tweak", 0.02))
@@ -127,7 +138,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
                 notes.append(f"sub-sampling ratio n/m capped at {hi:.3g} so the sub-sample's sensitivity stays "
                              f"≤ {MAX_P_SENSITIVITY}")
         policy = PrivPCPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon, tweak=tweak,
-                              ratio=float(ratio))
+                              ratio=float(ratio), sampler=sampler)
         check_sensitivity(policy.sub_sensitivity, n, "Priv-PC's sub-sample", c1, sided, inflation=math.sqrt(ratio))
         ledger.paper_rules["as in paper (advanced composition over K rounds)"] = _k_rule(round_epsilon)
         ledger.paper_rules["as in reference code (sieve and examine composed apart)"] = (
@@ -142,7 +153,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         beta2 = float(options.pop("beta2", 0.2))
         rule = options.pop("leakage", "sound")
         policy = CuratePolicy(test, ledger, rng, alpha, sens, d=d, max_order=max_order, beta1=beta1, beta2=beta2,
-                              leakage_rule=rule)
+                              leakage_rule=rule, sampler=sampler)
         if params["curate_sensitivity"] == "paper":
             ledger.void_guarantee("CURATE's 'paper' sensitivity 0.3627/√n is not a valid worst-case bound, so the "
                                   "noise is too small for the stated ε")

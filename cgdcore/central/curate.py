@@ -1,6 +1,7 @@
 """Constraint-based CURATE (Bhattacharjee & Tandon 2024, §III-A, Algorithm 1, Lemma 1, OPT (3)).
 
-Per PC order i every CI test releases p + Lap(Δ/ε_i) and decides with margins β1, β2:
+Per PC order i every CI test releases p + Lap(Δ/ε_i) (snapped by default, see
+:mod:`cgdcore.central.policies`) and decides with margins β1, β2:
 delete if above T(1+β2), keep if below T(1−β1), otherwise keep with probability ½. The
 per-order budgets come from OPT, solved by SLSQP after every order from the remaining
 budget and the remaining edges e_i, with t_j = e_i·C(d−2, j) tests planned for each order
@@ -25,6 +26,7 @@ from math import comb
 import numpy as np
 
 from cgdcore.accounting import Ledger, advanced_composition_homogeneous, curate_paper_composition
+from cgdcore.central.mechanisms import DEFAULT_SAMPLER
 from cgdcore.central.policies import PrivatePolicy, tests_at_order
 from cgdcore.pc import Decision
 
@@ -134,8 +136,8 @@ class CuratePolicy(PrivatePolicy):
 
     def __init__(self, test, ledger: Ledger, rng, threshold, sensitivity, *, d: int, max_order: int,
                  beta1: float = 0.2, beta2: float = 0.2, c1: float = 1.0, c2: float = 1.0,
-                 leakage_rule: str = "sound"):
-        super().__init__(test, ledger, rng, threshold, sensitivity)
+                 leakage_rule: str = "sound", sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
         if ledger.budget is None:
             from cgdcore import UserError
 
@@ -188,7 +190,7 @@ class CuratePolicy(PrivatePolicy):
         released = self._laplace_p(x, y, S, order, eps)
         if released is None:
             return Decision(False, float("nan"), float("nan"), stage="budget")
-        r, noise, noisy = released
+        r, noise, noisy, cost = released
         t, _ = self._spent_by_order.get(order, (0, eps))
         self._spent_by_order[order] = (t + 1, eps)
         T = self.threshold
@@ -198,4 +200,4 @@ class CuratePolicy(PrivatePolicy):
             indep, band = False, "keep"
         else:
             indep, band = bool(self.rng.random() < 0.5), "coin"
-        return Decision(indep, r.statistic, r.p_value, noise, noisy, T, eps, f"curate:{band}")
+        return Decision(indep, r.statistic, r.p_value, noise, noisy, T, cost, f"curate:{band}")

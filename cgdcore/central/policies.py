@@ -4,6 +4,14 @@ Each policy noises the p-value of the conditional Kendall test (the only statist
 a bounded sensitivity, Priv-PC Theorem 3) and declares every release to the run's ledger.
 "Independent" means the noisy p-value is at or above the threshold, the paper's
 above-threshold convention (seed_privpc.md §0, Definition 4 and §9 item 9).
+
+Noise is added by :func:`~cgdcore.central.mechanisms.noisy_value` with the policy's sampler:
+Mironov's snapping mechanism by default (p-values and thresholds clamped to [−1, 1], or to
+|threshold| when larger), numpy's plain Laplace draw on request. Every cost recorded and
+budget-checked is :func:`~cgdcore.central.mechanisms.release_epsilon` of the noise drawn;
+with snapping the noise scale comes from the ε of
+:func:`~cgdcore.central.mechanisms.nominal_epsilon`, a hair below the planned (or per-round)
+ε, so that the recorded ε, Mironov's 2^−49·B/λ term included, stays within it.
 """
 from __future__ import annotations
 
@@ -13,7 +21,19 @@ from math import comb
 import numpy as np
 
 from cgdcore.accounting import Ledger, advanced_composition_homogeneous, validate_epsilon
-from cgdcore.central.mechanisms import AboveThreshold, laplace_noise, sieve_epsilon
+from cgdcore.central.mechanisms import (
+    DEFAULT_SAMPLER,
+    AboveThreshold,
+    above_threshold_cost,
+    amplified_epsilon,
+    check_sampler,
+    laplace_cost,
+    nominal_epsilon,
+    noisy_release,
+    noisy_value,
+    release_epsilon,
+    sieve_epsilon,
+)
 from cgdcore.citests import make_ci_test
 from cgdcore.pc import Decision
 
@@ -86,8 +106,11 @@ class PrivatePolicy:
 
     stage = ""
 
+    #: p-values live in [0, 1]: the snapping sampler's clamping range for them
+    P_BOUND = 1.0
+
     def __init__(self, test, ledger: Ledger, rng: np.random.Generator, threshold: float,
-                 sensitivity: float):
+                 sensitivity: float, sampler: str = DEFAULT_SAMPLER):
         if getattr(test, "name", None) != "kendall":
             from cgdcore import UserError
 
@@ -98,6 +121,7 @@ class PrivatePolicy:
         self.rng = rng
         self.threshold = float(threshold)
         self.sensitivity = float(sensitivity)
+        self.sampler = check_sampler(sampler)
         self.exhausted = False
         self.stop_reason: str | None = None
         self.order = 0
@@ -114,17 +138,24 @@ class PrivatePolicy:
         self.order = order
 
     def _laplace_p(self, x, y, S, order, eps):
-        """One per-order Laplace release of the p-value: (test result, noise, noisy p), or None when
-        the budget refuses it (the policy then stops)."""
+        """One per-order Laplace release of the p-value costing at most ``eps``: (test result, noise,
+        noisy p, ε recorded), or None when the budget refuses it (the policy then stops).
+
+        Plain: Lap(Δ/ε), recording ε. Snapping: the scale Δ/ε_n of :func:`nominal_epsilon` (a hair
+        larger), recording ε_n + 2^−49·B/λ ≤ ``eps``."""
         group = f"order {order}"
-        if not self.ledger.can_afford(eps, group):
-            self._budget_stop(eps)
+        eps_n = nominal_epsilon(eps, laplace_cost(self.sensitivity, self.sampler, self.P_BOUND))
+        scale = self.sensitivity / eps_n
+        cost = release_epsilon(eps_n, scale, self.sampler, self.P_BOUND)
+        if not self.ledger.can_afford(cost, group):
+            self._budget_stop(cost)
             return None
         r = self.test(x, y, S)
-        self.ledger.record("laplace", eps, order=order, group=group, laplace_ratio=1.0 / eps,
+        self.ledger.record("laplace", cost, order=order, group=group,
+                           laplace_ratio=1.0 / eps_n if self.sampler == "plain" else None,
                            what=f"p({x},{y}|{S})")
-        noise = float(laplace_noise(self.rng, self.sensitivity / eps))
-        return r, noise, r.p_value + noise
+        noisy, noise = noisy_release(r.p_value, scale, self.rng, self.sampler, self.P_BOUND)
+        return r, noise, noisy, cost
 
 
 class LaplacePolicy(PrivatePolicy):
@@ -139,8 +170,9 @@ class LaplacePolicy(PrivatePolicy):
 
     stage = "laplace"
 
-    def __init__(self, test, ledger, rng, threshold, sensitivity, *, max_order: int):
-        super().__init__(test, ledger, rng, threshold, sensitivity)
+    def __init__(self, test, ledger, rng, threshold, sensitivity, *, max_order: int,
+                 sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
         if ledger.budget is None:
             from cgdcore import UserError
 
@@ -167,8 +199,8 @@ class LaplacePolicy(PrivatePolicy):
         released = self._laplace_p(x, y, S, order, eps)
         if released is None:
             return Decision(False, float("nan"), float("nan"), stage="budget")
-        r, noise, noisy = released
-        return Decision(noisy >= self.threshold, r.statistic, r.p_value, noise, noisy, self.threshold, eps, self.stage)
+        r, noise, noisy, cost = released
+        return Decision(noisy >= self.threshold, r.statistic, r.p_value, noise, noisy, self.threshold, cost, self.stage)
 
 
 class SVTPolicy(PrivatePolicy):
@@ -177,18 +209,25 @@ class SVTPolicy(PrivatePolicy):
     Threshold noise Lap(2Δ/ε), query noise Lap(4Δ/ε), a fresh Laplace threshold after each
     "above" (= independent, delete) answer, which costs ε (seed_privpc.md §4.1, resolution
     of §9 item 13: the reference code's 8Δ/ε query noise and Gaussian refresh are not used).
+    A hit costs ε (plain); with snapping the instance runs at the ε_n whose
+    ε_n + 2^−49·(B/λ_ρ + B/λ_ν) (AboveThreshold's ``cost``, recorded) is at most ε.
     """
 
     stage = "svt"
 
-    def __init__(self, test, ledger, rng, threshold, sensitivity, *, round_epsilon: float):
-        super().__init__(test, ledger, rng, threshold, sensitivity)
+    def __init__(self, test, ledger, rng, threshold, sensitivity, *, round_epsilon: float,
+                 sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
         self.round_epsilon = validate_epsilon(round_epsilon, "the per-round ε")
-        self.svt = AboveThreshold(self.threshold, self.sensitivity, self.round_epsilon, rng, ledger=None)
+        bounds = (max(self.P_BOUND, abs(self.threshold)), self.P_BOUND)
+        eps_n = nominal_epsilon(self.round_epsilon,
+                                lambda e: above_threshold_cost(e, self.sensitivity, self.sampler, bounds))
+        self.svt = AboveThreshold(self.threshold, self.sensitivity, eps_n, rng, ledger=None,
+                                  sampler=self.sampler, bound=self.P_BOUND)
         self.hits = 0
 
     def decide(self, x, y, S, order):
-        eps = self.round_epsilon
+        eps = self.svt.cost
         if not self.ledger.can_afford(eps, "svt"):
             self._budget_stop(eps, "sparse-vector round")
             return Decision(False, float("nan"), float("nan"), stage="budget")
@@ -214,28 +253,46 @@ class PrivPCPolicy(PrivatePolicy):
     un-tweaked T (line 12), costing ε/2. Each round (one sieve hit) costs ε.
 
     Δ_m: ``"reference"`` Δ·sqrt(n/m) (the code; conservative) or ``"direct"`` Δ(m).
+
+    With the snapping sampler the sieve records amplified(ε' + 2^−49·(B/λ_ρ + B/λ_ν)) and the
+    examine ε/2 + 2^−49·B/λ_e (Mironov 2012, Theorem 1, per noise variable), both computed at
+    the ε_n ≤ ε (``noise_epsilon``) that keeps each within ε/2.
     """
 
     stage = "sieve"
 
     def __init__(self, test, ledger, rng, threshold, sensitivity, *, round_epsilon: float, tweak: float = 0.02,
-                 ratio: float | None = None, sub_sensitivity: float | None = None):
-        super().__init__(test, ledger, rng, threshold, sensitivity)
+                 ratio: float | None = None, sub_sensitivity: float | None = None, sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
         self.round_epsilon = validate_epsilon(round_epsilon, "the per-round ε")
         self.tweak = float(tweak)
         stats = test.stats
         self.n = stats.n
         x = optimal_subsample_ratio(self.round_epsilon) if ratio is None else float(ratio)
         self.m = max(2, int(math.floor(self.n / x)))
-        self.eps_sieve = sieve_epsilon(self.round_epsilon, self.n, self.m)
         self.sub_sensitivity = (sensitivity * math.sqrt(self.n / self.m) if sub_sensitivity is None
                                 else float(sub_sensitivity))
+        self.threshold_bound = max(self.P_BOUND, abs(self.threshold - self.tweak))
+        self.noise_epsilon = nominal_epsilon(self.round_epsilon, lambda e: 2.0 * max(self._costs(e)))
+        self.sieve_cost, self.examine_cost = self._costs(self.noise_epsilon)
+        self.eps_sieve = sieve_epsilon(self.noise_epsilon, self.n, self.m)
         self.threshold_scale = 2.0 * self.sub_sensitivity / self.eps_sieve
         self.query_scale = 4.0 * self.sub_sensitivity / self.eps_sieve
-        self.examine_scale = 2.0 * self.sensitivity / self.round_epsilon
+        self.examine_scale = 2.0 * self.sensitivity / self.noise_epsilon
         self._stats = stats
         self.rounds = 0
         self._refresh()
+
+    def _costs(self, eps: float) -> tuple[float, float]:
+        """(sieve, examine) ε recorded for a round whose noise is set by ``eps``."""
+        if self.sampler == "plain":
+            return eps / 2.0, eps / 2.0
+        eps_s = sieve_epsilon(eps, self.n, self.m)
+        sub = 2.0 * self.sub_sensitivity
+        sieve = release_epsilon(eps_s, (sub / eps_s, 2.0 * sub / eps_s), self.sampler,
+                                (self.threshold_bound, self.P_BOUND))
+        examine = release_epsilon(eps / 2.0, 2.0 * self.sensitivity / eps, self.sampler, self.P_BOUND)
+        return amplified_epsilon(sieve, self.m / self.n), examine
 
     def _refresh(self) -> None:
         """New sub-sample (uniform, without replacement) and new noisy threshold T − t + ρ."""
@@ -244,17 +301,17 @@ class PrivPCPolicy(PrivatePolicy):
         else:
             sub = self._stats
         self.sub_test = make_ci_test("kendall", sub, sided=self.test.sided)
-        self.noisy_threshold = self.threshold - self.tweak + float(laplace_noise(self.rng, self.threshold_scale))
+        self.noisy_threshold = noisy_value(self.threshold - self.tweak, self.threshold_scale, self.rng, self.sampler,
+                                           self.threshold_bound)
 
     def decide(self, x, y, S, order):
-        half = self.round_epsilon / 2.0
-        if not self.ledger.can_afford(half, "sieve", (half, "examine")):
-            self._budget_stop(self.round_epsilon, "sieve-and-examine round (sieve ε/2 + examine ε/2)")
+        sieve_cost, examine_cost = self.sieve_cost, self.examine_cost
+        if not self.ledger.can_afford(sieve_cost, "sieve", (examine_cost, "examine")):
+            self._budget_stop(sieve_cost + examine_cost, "sieve-and-examine round (sieve ε/2 + examine ε/2)")
             return Decision(False, float("nan"), float("nan"), stage="budget")
         sub = self.sub_test(x, y, S)
         p_sub = sub.p_value
-        noise = float(laplace_noise(self.rng, self.query_scale))
-        noisy = p_sub + noise
+        noisy, noise = noisy_release(p_sub, self.query_scale, self.rng, self.sampler, self.P_BOUND)
         threshold = self.noisy_threshold
         full = self.test(x, y, S)
         p_full = full.p_value
@@ -262,12 +319,13 @@ class PrivPCPolicy(PrivatePolicy):
             return Decision(False, sub.statistic, p_full, noise, noisy, threshold, 0.0, "sieve")
         # sieve hit: one round ends; refresh before the examine, whatever its outcome
         self.rounds += 1
-        self.ledger.record("sieve (sub-sampled AboveThreshold)", half, order=order, group="sieve",
+        self.ledger.record("sieve (sub-sampled AboveThreshold)", sieve_cost, order=order, group="sieve",
                            what=f"hit on p({x},{y}|{S}) on {self.m} rows")
         self._refresh()
-        self.ledger.record("laplace", half, order=order, group="examine", laplace_ratio=2.0 / self.round_epsilon,
+        self.ledger.record("laplace", examine_cost, order=order, group="examine",
+                           laplace_ratio=2.0 / self.noise_epsilon if self.sampler == "plain" else None,
                            what=f"examine p({x},{y}|{S})")
-        enoise = float(laplace_noise(self.rng, self.examine_scale))
-        enoisy = p_full + enoise
+        enoisy, enoise = noisy_release(p_full, self.examine_scale, self.rng, self.sampler, self.P_BOUND)
+        spent = self.round_epsilon if self.sampler == "plain" else sieve_cost + examine_cost
         return Decision(enoisy >= self.threshold, full.statistic, p_full, enoise, enoisy, self.threshold,
-                        self.round_epsilon, "examine")
+                        spent, "examine")
