@@ -38,8 +38,11 @@ explain(
     """
 **Who holds what.** Each *owner* keeps its rows. One owner, the *key holder*, generates the CKKS keys and gives
 everyone else only the public context (public and relinearisation keys). The *server* adds the owners' ciphertexts
-and evaluates the statistic; it cannot decrypt (try it: TenSEAL refuses without the secret key). The key holder
-decrypts one number per test, turns it into a p-value, and PC continues in plaintext.
+and evaluates the statistic; it cannot decrypt (try it: TenSEAL refuses without the secret key). Before sending
+the per-cell contributions back, the server adds a random mask to each cell (uniform, width 2^17 at a 40-bit
+scale) chosen so that each test's masks sum to zero: the key holder decrypts noise in every slot, and only the sum
+over a test's cells, its statistic, is meaningful. It turns that into a p-value, and PC continues in plaintext.
+(Secure aggregation is the exception: there the key holder decrypts the pooled contingency tables by design.)
 
 **Why the paper loses accuracy.** CKKS can only add and multiply, so 1/x is computed by Newton–Raphson and log by
 a short series. From the public guess r0 = 1 the reciprocal of a small cell has not converged after 10 steps, and

@@ -115,6 +115,31 @@ def test_warm_start_encrypted_agrees_with_plaintext_and_emulation(asia10k):
             same = np.mean((a["p"] >= 0.05) == (b["p"] >= 0.05))
             assert same >= 0.98
     assert rep["bytes"]["public_context"] > 0 and rep["ckks_params"]["security_bits"] == 128
+    # the key holder decrypts masked cells: noise of width ~2^16 in every slot, yet each test's sum is the statistic
+    m = Settings(mode="warm").resolved().divisor(10_000)  # the public constant the counts are divided by
+    for lv in rep["levels"]:
+        view, width = lv["key_holder_view"], lv["mask_width"]
+        assert width == 2.0 ** 16 and view.size == lv["slots"]
+        assert np.std(view) > 0.4 * width  # single cells are hidden (true contributions are O(1) or less)
+        cells = view.size // lv["tests"]  # Asia is binary: every test of a level has 2·2·2^order cells
+        assert cells == 4 * 2 ** lv["order"]
+        g2 = 2 * m * view.reshape(lv["tests"], cells).sum(axis=1)  # G² = 2 Σ cells (the default statistic)
+        assert np.allclose(g2, lv["stats"], atol=1e-3)
+
+
+def test_zero_sum_masks_hide_cells_and_keep_each_tests_sum():
+    from cgdcore.fhe.protocol import make_layout, zero_sum_masks
+
+    arities = (2, 3, 4, 2)
+    lay = make_layout([(0, 1, ()), (0, 2, (3,)), (1, 2, (0, 3)), (2, 3, ())], arities)
+    masks = np.concatenate([zero_sum_masks(lay, 2.0 ** 16, np.random.default_rng(s)) for s in range(200)])
+    per_test = np.add.reduceat(masks[: lay.slots], lay.offsets[:-1])
+    assert np.max(np.abs(per_test)) < 1e-9 * 2 ** 16
+    assert np.max(np.abs(masks)) <= 2 * 2 ** 16
+    # uniform on [−M, M] less its test's mean: variance M²/3·(1 − 1/C); cells of 6 to 48
+    sizes = np.tile(np.diff(lay.offsets), 200)
+    want = np.sqrt(np.mean((2.0 ** 16) ** 2 / 3 * (1 - 1 / np.repeat(sizes, sizes))))
+    assert np.std(masks) == pytest.approx(want, rel=0.03)
 
 
 def test_dp_once_records_one_release_per_owner(asia10k):

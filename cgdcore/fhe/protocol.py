@@ -207,6 +207,7 @@ class Federation:
         self._server_ctx = None
         self._owner_ctx = None
         self._agg_total = None  # DP "once": the decrypted noisy joint
+        self._server_rng = self.rng.spawn(1)[0]  # the server's own randomness (masks); self.rng not advanced
 
     # -- keys
     def _setup(self, params: ckks.CKKSParams):
@@ -343,7 +344,13 @@ class Federation:
         if s.mode != "aggregate":
             info["max_r0x"], info["overshoot_slots"] = _max_r0x(
                 np.sum(guesses, axis=0) if guesses is not None else s.r0, np.sum(locals_, axis=0) / m, s)
+        masks = None
+        if s.mode != "aggregate":
+            width = mask_width(params)
+            masks = zero_sum_masks(lay, width, self._server_rng)
+            info["mask_width"] = width
         n_chunks = -(-lay.slots // params.slots)
+        view = []  # exactly what the key holder decrypts (kept for the report and the tests)
         for c, sl in enumerate(_chunk_slices(lay.slots, params.slots)):
             self._say(f"order {info['order']}: ciphertext batch {c + 1}/{n_chunks} ({sl.stop - sl.start:,} slots)")
             # owners: encrypt their vectors for this batch and send them
@@ -371,11 +378,13 @@ class Federation:
                 r0 = agg[4] if guesses is not None else s.r0
                 result = circuits.cell_values(s.statistic, A, B, C, E, r0=r0, iterations=s.iterations,
                                               taylor_terms=s.taylor_terms, log_series=s.log_series)
+                result = result + masks[sl].tolist()  # plaintext add: no depth; hides single cells
             blob = result.serialize()
             self.report["bytes"]["results"] += len(blob)
             t = self._tick("compute", t)
             # key holder: decrypt
             vals = self._keys.decrypt(blob)[: sl.stop - sl.start]
+            view.append(vals)
             if s.mode == "aggregate":
                 true_counts = np.sum([v[0, sl] for v in locals_], axis=0)  # simulation diagnostic only
                 counts = np.rint(vals)
@@ -385,6 +394,7 @@ class Federation:
             else:
                 out[sl] = vals * m
             self._tick("decrypt", t)
+        info["key_holder_view"] = np.concatenate(view) if view else np.zeros(0)
         if s.mode == "aggregate":
             return self._cells_from_joint_counts(out, lay)
         return out
@@ -396,6 +406,29 @@ class Federation:
             sl = slice(lay.offsets[t], lay.offsets[t + 1])
             _fill_cells(vec, sl, counts[sl].reshape(-1, self.arities[x], self.arities[y]))
         return exact_cells(self.settings.statistic, *vec)
+
+
+def mask_width(params: ckks.CKKSParams) -> float:
+    """Half-width M of the server's masks: the decrypted slots must stay below q_0 / (2·scale)
+    = 2^(60 − s − 1); M = 2^(60 − s − 4) leaves the sum of a mask and a cell value 8× room."""
+    return float(2.0 ** (params.coeff_mod_bit_sizes[0] - params.scale_bits - 4))
+
+
+def zero_sum_masks(lay: Layout, width: float, rng: np.random.Generator) -> np.ndarray:
+    """One mask per slot, uniform on [−M, M] minus its test's mean, so each test's masks sum to 0.
+
+    The server adds them (a plaintext addition, no multiplicative depth) to the encrypted
+    per-cell contributions before they go to the key holder, who then sees every cell hidden by
+    noise of width about 2M (M ≈ 2^16 against cell values of order 1 after the 1/m scaling)
+    while each test's sum, the statistic, is unchanged: the key holder learns one statistic per
+    test, not the cells (a zero-sum additive mask, as in secure-aggregation protocols; it
+    assumes the server and the key holder do not collude)."""
+    u = rng.uniform(-width, width, lay.slots)
+    if not lay.slots:
+        return u
+    sizes = np.diff(lay.offsets)
+    means = np.add.reduceat(u, lay.offsets[:-1]) / sizes
+    return u - np.repeat(means, sizes)
 
 
 def _per_test(cells, lay: Layout, stat: str) -> np.ndarray:

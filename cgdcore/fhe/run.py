@@ -167,14 +167,16 @@ def what_each_party_sees(mode: str, dp: str | None) -> dict[str, str]:
     return {"owners": "their own rows; encrypt their local counts" + (" and a guess of each reciprocal" if mode == "warm"
                                                                      else ""),
             "server": "ciphertexts only (no secret key); evaluates the χ²/G² circuit on them",
-            "key holder": "each test's per-cell contributions to the statistic, summed into one statistic per test"}
+            "key holder": "one statistic per test: the server hides each per-cell contribution under a random mask, "
+                          "and each test's masks sum to zero"}
 
 
 def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
     """The JSON-safe part of a run's report (the ``fhe`` key of ``discover --json``)."""
     levels = [{"order": lv["order"], "tests": lv["tests"], "slots": lv["slots"],
                "agreement": lv.get("agreement"), "flips": lv.get("flips"),
-               **({"max_r0x": lv["max_r0x"], "overshoot_slots": lv["overshoot_slots"]} if "max_r0x" in lv else {})}
+               **({"max_r0x": lv["max_r0x"], "overshoot_slots": lv["overshoot_slots"]} if "max_r0x" in lv else {}),
+               **({"mask_width": lv["mask_width"]} if "mask_width" in lv else {})}
               for lv in report["levels"]]
     return {"mode": params.get("mode"), "owners": report.get("owners"), "owner_rows": report.get("owner_rows"),
             "agreement": report.get("agreement"), "levels": levels,
