@@ -33,7 +33,8 @@ app: $(RUNTIME_STAMP)
 test: $(DEV_STAMP) chromium
 	$(BIN)/python -m pytest
 
-bench: $(RUNTIME_STAMP)
+# load.py drives real browsers, so the bench needs the dev requirements (Playwright) and chromium.
+bench: $(DEV_STAMP) chromium
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/pc.py
 	$(BIN)/python bench/central.py
@@ -41,6 +42,7 @@ bench: $(RUNTIME_STAMP)
 	$(BIN)/python bench/local.py
 	$(BIN)/python bench/fhe.py
 	$(BIN)/python bench/sweep.py
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache tests/artifacts
