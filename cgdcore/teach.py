@@ -6,6 +6,10 @@
   simplest ε-DP mechanism, with its unbiased estimate.
 - :func:`flip_probability`: the chance that Laplace noise flips one CI decision, given the
   p-value's distance from the threshold.
+- :func:`sieve_examine_flow`: where each CI test of a Priv-PC run ended (sieve, examine) and
+  how often that disagreed with the noise-free decision.
+- :func:`floating_point_leak`: Mironov's (2012) attack on textbook Laplace noise in doubles,
+  against the snapping mechanism, on two neighbouring inputs.
 """
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Stage", "pc_stages", "randomized_response", "flip_probability"]
+__all__ = ["Stage", "pc_stages", "randomized_response", "flip_probability", "sieve_examine_flow",
+           "floating_point_leak"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +89,69 @@ def flip_probability(p_value, alpha: float, scale: float):
     ½·exp(−|p − α|/scale) (the Laplace tail beyond the gap)."""
     gap = np.abs(np.asarray(p_value, dtype=float) - alpha)
     return 0.5 * np.exp(-gap / scale)
+
+
+def sieve_examine_flow(trace, alpha: float) -> dict:
+    """Counts of a Priv-PC run's skeleton tests by where they were decided (Wang et al. 2020, Alg. 2).
+
+    A test below the noisy threshold on the sub-sample stops at the sieve (edge kept, no ε
+    spent); a sieve hit is examined on the full data (one round, ε) and either removes the
+    edge or is a false alarm. ``flipped`` counts disagreements with the noise-free decision
+    (p ≥ α on the full data). Tests after a budget stop are ``unasked``.
+    """
+    out = {"asked": 0, "sieve_keep": 0, "examined": 0, "examine_remove": 0, "examine_keep": 0, "stopped": 0,
+           "flipped_sieve": 0, "flipped_examine": 0}
+    for t in trace:
+        if t.phase != "skeleton":
+            continue
+        out["asked"] += 1
+        truth = t.p_value >= alpha
+        if t.stage == "sieve":
+            out["sieve_keep"] += 1
+            out["flipped_sieve"] += int(truth != t.independent)
+        elif t.stage == "examine":
+            out["examined"] += 1
+            out["examine_remove" if t.independent else "examine_keep"] += 1
+            out["flipped_examine"] += int(truth != t.independent)
+        else:
+            out["stopped"] += 1
+    return out
+
+
+def floating_point_leak(samples: int, scale: float, rng: np.random.Generator) -> dict:
+    """Mironov (CCS 2012, §3–4): release f(D) ∈ {0, 1} (Δ = 1) with noise of scale λ.
+
+    *Plain*: y = f + λ·Laplace in doubles (numpy). Near 0, the noise alone is a double with up to
+    53 significant bits, but 1 + noise is rounded to the grid of doubles near 1 (multiples of
+    2^−53), so an output in (0, 2^−6) that lies on that grid almost surely came from f = 1 and
+    one that does not came from f = 0: far beyond the e^ε = e^{1/λ} that DP promises.
+    *Snapping*: both inputs give multiples of Λ (the smallest power of two ≥ λ) clamped to
+    [−B, B], B = 2Λ; each output's frequency ratio stays within e^ε (Theorem 1).
+    Returns, per input, the share of plain outputs in the window that lie on the 2^−53 grid,
+    one example output of each in hexadecimal, and the snapping outputs' frequencies.
+    """
+    from cgdcore.central.snapping import snapping_epsilon, snapping_grid, snapping_laplace_array
+
+    window, grid = 2.0 ** -6, 2.0 ** -53
+    plain: dict[float, dict] = {}
+    seeds = rng.integers(0, 2 ** 63, size=2)
+    for x, seed in zip((0.0, 1.0), seeds):
+        y = x + np.random.default_rng(seed).laplace(0.0, scale, samples)
+        w = y[(y > 0) & (y < window)]
+        on = np.mod(w, grid) == 0
+        example = float(w[0]) if w.size else float("nan")
+        plain[x] = {"in_window": int(w.size), "on_grid": float(on.mean()) if w.size else float("nan"),
+                    "example": example, "example_hex": example.hex() if w.size else "—"}
+    big, _ = snapping_grid(scale)
+    bound = 2.0 * big
+    snap: dict[float, dict[float, int]] = {}
+    for x, seed in zip((0.0, 1.0), seeds):
+        out = snapping_laplace_array(np.full(samples, x), scale, bound, np.random.default_rng(seed))
+        values, counts = np.unique(out, return_counts=True)
+        snap[x] = dict(zip(values.tolist(), counts.tolist()))
+    support = sorted(set(snap[0.0]) | set(snap[1.0]))
+    ratios = [abs(math.log(snap[0.0].get(v, 0) / snap[1.0][v])) if snap[0.0].get(v) and snap[1.0].get(v) else math.inf
+              for v in support]
+    return {"plain": plain, "snapping": snap, "support": support, "max_log_ratio": max(ratios),
+            "epsilon": 1.0 / scale, "snapping_epsilon": snapping_epsilon(1.0, scale, bound), "grid": big,
+            "bound": bound, "window": window}

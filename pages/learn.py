@@ -1,8 +1,10 @@
 """Learn: the ideas behind private causal discovery, each with a small live example."""
+import math
+
 import numpy as np
 import streamlit as st
 
-from ui.common import explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.common import explain, load_dataset, route_through_app, run_cached, run_discovery, user_errors
 
 route_through_app()
 
@@ -13,7 +15,7 @@ st.caption("What PC does, what a CI test and ε are, why noise flips decisions n
            "under local, central and encrypted privacy, and where the papers' accounting is loose — each with a "
            "small example you can change.")
 explain("What am I looking at?", """
-Six short lessons, in the order a newcomer needs them. Every example runs live on data sampled from a benchmark
+Nine short lessons, in the order a newcomer needs them. Every example runs live on data sampled from a benchmark
 network, so changing a slider changes the numbers. The other pages go deeper: **Discover** (any algorithm on any
 data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine noise), **Local privacy**,
 **Encrypted** and **Trade-off** (sweeps).
@@ -21,9 +23,10 @@ data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine no
 
 from cgdcore import teach, viz  # noqa: E402
 
-t_pc, t_ci, t_eps, t_flip, t_trust, t_acc = st.tabs(
+t_pc, t_ci, t_eps, t_flip, t_alloc, t_sieve, t_trust, t_acc, t_fp = st.tabs(
     ["1 · PC step by step", "2 · A CI test and its p-value", "3 · ε on one coin", "4 · Noise near the threshold",
-     "5 · Who sees what", "6 · As in paper vs sound"])
+     "5 · Budget per order", "6 · Sieve and examine", "7 · Who sees what", "8 · As in paper vs sound",
+     "9 · Noise in floating point"])
 
 with t_pc:
     c1, c2 = st.columns([1, 3])
@@ -127,6 +130,94 @@ with t_flip:
                "Kendall's τ has a tiny sensitivity, so even ε = 1 per test flips few decisions. The Discover page's "
                "'Noise vs threshold' view shows every test of a real private run with its flips circled.")
 
+with t_alloc:
+    c1, c2 = st.columns([1, 2])
+    anet = c1.selectbox("Network", ["asia", "sachs", "child"], key="lan", **URL)
+    aeps = float(c1.select_slider("total ε", [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0], value=5.0, key="lat",
+                                  **URL))
+    with user_errors():
+        ads = load_dataset(anet, 100_000, 0)
+        base = run_discovery(("learn-alloc-pc", anet), ads, algo="pc", ci_test="kendall")
+        cur = run_discovery(("learn-alloc", anet, aeps, "curate"), ads, algo="curate", epsilon=aeps, seed=0)
+        lap = run_discovery(("learn-alloc", anet, aeps, "laplace-pc"), ads, algo="laplace-pc", epsilon=aeps, seed=0)
+    per = {name: {r["order"]: r for r in run.privacy["per_order"]} for name, run in (("CURATE", cur),
+                                                                                     ("Laplace-PC", lap))}
+    orders = range(len(base.result.tests_per_order))
+    table = [{"order": k, "tests (non-private PC)": base.result.tests_per_order[k],
+              **{f"{name}: tests": per[name].get(k, {}).get("releases", 0) for name in per},
+              **{f"{name}: ε per test": (per[name][k]["epsilon"] / per[name][k]["releases"]
+                                         if per[name].get(k, {}).get("releases") else 0.0) for name in per}}
+             for k in orders]
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for name, color, pattern in (("CURATE", "#0072B2", ""), ("Laplace-PC", "#E69F00", "/")):
+        fig.add_bar(x=[f"order {r['order']}" for r in table], y=[r[f"{name}: ε per test"] for r in table], name=name,
+                    marker={"color": color, "pattern": {"shape": pattern}},
+                    hovertemplate=f"{name}<br>%{{x}}: ε per test %{{y:.4f}}<extra></extra>")
+    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis=dict(title="ε per CI test (log scale)", type="log"), legend=dict(orientation="h", y=-0.2))
+    c2.plotly_chart(fig, width="stretch", key="lallocfig")
+    c1.markdown("**Skeleton F1** against the true graph")
+    m1, m2, m3 = c1.columns(3)
+    m1.metric("PC", f"{base.metrics['skeleton_f1']:.2f}", help="non-private PC, Kendall test")
+    m2.metric("CURATE", f"{cur.metrics['skeleton_f1']:.2f}", help=f"ε spent {cur.privacy['epsilon']:.2f}")
+    m3.metric("Laplace-PC", f"{lap.metrics['skeleton_f1']:.2f}", help=f"ε spent {lap.privacy['epsilon']:.2f}")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={f"{n}: ε per test": st.column_config.NumberColumn(format="%.4f") for n in per})
+    st.latex(r"\min_{\epsilon_i \ge \dots \ge \epsilon_{d-2}}\ \prod_j q^{(1)}_j + \Big(1 - \prod_j (1-q^{(2)}_j)\Big)"
+             r"\quad\text{s.t.}\quad \sum_j \text{leak}(t_j, \epsilon_j) \le \epsilon^{(i)}_{\text{Total}},\qquad "
+             r"\hat t_j = e_i \binom{d-2}{j}")
+    st.caption("PC does not know in advance how many tests each order will need: order 0 tests every pair, later "
+               "orders only the edges still standing, with more conditioning sets each. Laplace-PC splits the total "
+               "evenly over the orders that can still run; CURATE (Bhattacharjee & Kumar, eq. 3) plans ε per order "
+               "by minimising a bound on its error and re-plans after each order with what is left, because an "
+               "early mistake is never undone and later orders may never run. Both plan for the worst case ê·C(d−2, j) tests, which is why the "
+               "per-test ε is small; CURATE stops when an order's ε would fall below the floor √2·Δ, where the "
+               "noise covers the whole p-value range (its unspent budget is not used). One seed: rerun on the "
+               "Trade-off page for means over many.")
+
+with t_sieve:
+    c1, c2 = st.columns([1, 2])
+    seps = float(c1.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key="lse", **URL))
+    with user_errors():
+        sds = load_dataset("sachs", 100_000, 0)
+        srun = run_discovery(("learn-acc", seps), sds, algo="priv-pc", round_epsilon=seps, seed=0)
+    flow = teach.sieve_examine_flow(srun.result.trace, srun.result.params.get("alpha", 0.05))
+    pv = srun.privacy
+    labels = [f"{flow['asked']} tests asked", f"sieve: below threshold, edge kept ({flow['sieve_keep']})",
+              f"sieve hit → examine ({flow['examined']})", f"edge removed ({flow['examine_remove']})",
+              f"false alarm, kept ({flow['examine_keep']})"]
+    xs, ys = [0.001, 0.45, 0.45, 0.999, 0.999], [0.4, 0.35, 0.9, 0.8, 0.97]
+    links = [(0, 1, flow["sieve_keep"]), (0, 2, flow["examined"]), (2, 3, flow["examine_remove"]),
+             (2, 4, flow["examine_keep"])]
+    if flow["stopped"]:
+        labels.append(f"budget spent: not asked ({flow['stopped']})")
+        links.append((0, 5, flow["stopped"]))
+        xs, ys = xs + [0.999], ys + [0.05]
+    import plotly.graph_objects as go
+
+    colors = ["#999999", "#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#000000"]
+    fig = go.Figure(go.Sankey(arrangement="fixed",
+                              node=dict(label=labels, color=colors[:len(labels)], pad=18, thickness=16, x=xs, y=ys,
+                                        hovertemplate="%{label}<extra></extra>"),
+                              link=dict(source=[a for a, _, _ in links], target=[b for _, b, _ in links],
+                                        value=[v for _, _, v in links],
+                                        hovertemplate="%{value} tests<extra></extra>")))
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10), font=dict(size=14))
+    c2.plotly_chart(fig, width="stretch", key="lsievefig")
+    c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
+    c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv['subsample_rows']:,} rows")
+    c1.metric("flips vs noise-free (sieve / examine)", f"{flow['flipped_sieve']} / {flow['flipped_examine']}")
+    st.latex(r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big)\ \text{(sieve on } m \text{ rows costs }"
+             r"\epsilon/2\text{)},\qquad \tilde p_{\text{examine}} = p + \mathrm{Lap}(2\Delta/\epsilon)\ \text{(costs } "
+             r"\epsilon/2\text{)}")
+    st.caption("Priv-PC (Wang, Pang & Song 2020, Alg. 2) on Sachs, n = 100,000. Most tests say 'dependent' and the "
+               "sparse vector technique lets them through the sieve for free; only a hit (a likely independence) "
+               "costs a round of ε, and it is checked again on all rows so a sub-sample fluke does not delete an "
+               "edge. Sub-sampling amplifies privacy, so the sieve can use the larger ε' with less noise. The "
+               "Discover page's 'Noise vs threshold' view shows each of these tests with its noisy value.")
+
 with t_trust:
     st.markdown("Three ways to protect the same records, and who can see what in each:")
     cols = st.columns(3)
@@ -165,3 +256,36 @@ with t_acc:
     st.caption("One real Priv-PC run on Sachs (n = 100,000). The paper totals K rounds with its own formula; sound "
                "accounting composes what was actually released (the sieve on a sub-sample, amplified, and the "
                "examine on the full data). 'valid bound = no' marks formulas that do not hold for this run.")
+
+with t_fp:
+    c1, c2 = st.columns([1, 2])
+    lam = float(c1.select_slider("noise scale λ (ε = 1/λ)", [0.25, 0.5, 1.0, 2.0, 4.0], value=1.0, key="lfpl", **URL))
+    leak = run_cached(("learn-fp", lam), teach.floating_point_leak, 400_000, lam, np.random.default_rng(0))
+    p0, p1 = leak["plain"][0.0], leak["plain"][1.0]
+    c1.markdown(f"Release f(D) + noise for two neighbouring datasets with f = 0 and f = 1 (Δ = 1), ε = {1 / lam:g}. "
+                f"An attacker looks at outputs that land in (0, 2⁻⁶).")
+    c2.dataframe([
+        {"sampler": "plain numpy (x + λ·Laplace)", "f = 0: outputs on the 2⁻⁵³ grid": f"{p0['on_grid']:.1%}",
+         "f = 1: outputs on the 2⁻⁵³ grid": f"{p1['on_grid']:.1%}"},
+    ], hide_index=True, width="stretch")
+    c1.markdown(f"One output of each, in hexadecimal:  \nf = 0: `{p0['example_hex']}`  \nf = 1: `{p1['example_hex']}`  \n"
+                "f = 1's mantissa ends in zero bits.")
+    c2.markdown(f"**Plain:** {p1['on_grid']:.0%} of f = 1's outputs in the window are multiples of 2⁻⁵³ (1 + noise is "
+                f"rounded to the doubles near 1), against {p0['on_grid']:.1%} of f = 0's. Seeing the trailing zero bits "
+                "of the hexadecimal mantissa names the input with near certainty: the ratio of probabilities is "
+                f"enormous, not the e^ε = {math.exp(1 / lam):.2f} that DP promises.")
+    snap = leak["snapping"]
+    rows = [{"output": v, "f = 0": snap[0.0].get(v, 0), "f = 1": snap[1.0].get(v, 0),
+             "|ln ratio|": (abs(math.log(snap[0.0][v] / snap[1.0][v])) if snap[0.0].get(v) and snap[1.0].get(v)
+                            else float("inf"))} for v in leak["support"]]
+    c2.markdown(f"**Snapping** (Mironov 2012, §5.2): clamp to ±B = ±{leak['bound']:g}, add noise, round to a multiple "
+                f"of Λ = {leak['grid']:g}, clamp again. Both inputs give the same {len(rows)} outputs, with "
+                f"frequency ratios within ε + sampling error (largest |ln ratio| {leak['max_log_ratio']:.3f}; the "
+                f"theorem's ε = {leak['snapping_epsilon']:.13g}).")
+    c2.dataframe(rows, hide_index=True, width="stretch")
+    st.latex(r"\tilde f(D) = \mathrm{clamp}_B\big(\lfloor \mathrm{clamp}_B(f(D)) \oplus S \otimes \lambda \otimes "
+             r"\mathrm{LN}(U^*) \rceil_\Lambda\big),\qquad \epsilon = \frac{1}{\lambda} + 2^{-49}\frac{B}{\lambda}")
+    st.caption("This is why every private algorithm here draws its noise with the snapping sampler by default (the "
+               "'plain' sampler stays available for comparison with the papers' code). Its cost is the tiny extra "
+               "2⁻⁴⁹·B/λ in ε, which the ledger records, and noisy values that sit on a grid of powers of two — "
+               "visible in the Discover page's noise view.")

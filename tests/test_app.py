@@ -257,7 +257,7 @@ def test_learn_page_examples_run_and_respond():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     tabs = [t.label for t in at.tabs]
-    assert tabs[0] == "1 · PC step by step" and len(tabs) == 6
+    assert tabs[0] == "1 · PC step by step" and len(tabs) == 9
     at.select_slider(key="lstage").set_value(1).run()     # after order 0
     assert not at.exception, [e.message for e in at.exception]
     assert any("Order 0" in m.value for m in at.markdown)
@@ -270,3 +270,17 @@ def test_learn_page_examples_run_and_respond():
     at.slider(key="leps").set_value(0.2).run()
     assert {m.label: m.value for m in at.metric}["de-biased estimate"] != before
     assert any(str(m.label) == "headline (tightest valid)" for m in at.metric)
+    # budget per order: CURATE and Laplace-PC at the same total ε, per-order table
+    metrics = {m.label: m.value for m in at.metric}
+    assert {"PC", "CURATE", "Laplace-PC"} <= set(metrics)
+    at.select_slider(key="lat").set_value(1.0).run()
+    assert not at.exception, [e.message for e in at.exception]
+    # sieve and examine: the flow counts add up (asked = sieve kept + examined + not asked)
+    rounds = {m.label: m.value for m in at.metric}["rounds (examined tests), ε each"]
+    assert rounds.endswith("× 1")
+    # the floating-point lesson: plain outputs of f = 1 all sit on the 2^-53 grid, f = 0's almost never
+    grid_table = next(df.value for df in at.dataframe if "f = 1: outputs on the 2⁻⁵³ grid" in df.value.columns)
+    assert grid_table.iloc[0]["f = 1: outputs on the 2⁻⁵³ grid"] == "100.0%"
+    assert float(grid_table.iloc[0]["f = 0: outputs on the 2⁻⁵³ grid"].rstrip("%")) < 5
+    snapping = next(df.value for df in at.dataframe if "|ln ratio|" in df.value.columns)
+    assert list(snapping["output"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]

@@ -1,0 +1,50 @@
+"""The Learn page's computations (cgdcore.teach), checked against their definitions."""
+import math
+
+import numpy as np
+import pytest
+
+from cgdcore import teach
+from cgdcore.data import load_dataset
+from cgdcore.discover import discover
+
+
+def test_sieve_examine_flow_accounts_for_every_test_and_matches_the_ledger():
+    ds = load_dataset("asia", n=20_000, seed=0)
+    run = discover(ds, algo="priv-pc", round_epsilon=1.0, seed=1)
+    alpha = run.result.params["alpha"]
+    flow = teach.sieve_examine_flow(run.result.trace, alpha)
+    skeleton = [t for t in run.result.trace if t.phase == "skeleton"]
+    assert flow["asked"] == len(skeleton) > 0
+    assert flow["asked"] == flow["sieve_keep"] + flow["examined"] + flow["stopped"]
+    assert flow["examined"] == flow["examine_remove"] + flow["examine_keep"] > 0
+    # every examined test is one round of the sparse vector technique: one sieve and one examine release
+    releases = run.extras["ledger"].releases
+    assert sum(r.group == "sieve" for r in releases) == sum(r.group == "examine" for r in releases) == flow["examined"]
+    # flips are disagreements with p ≥ α on the full data
+    flips = sum((t.p_value >= alpha) != t.independent for t in skeleton if t.stage in ("sieve", "examine"))
+    assert flow["flipped_sieve"] + flow["flipped_examine"] == flips
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.0])
+def test_floating_point_leak_plain_names_the_input_snapping_does_not(scale):
+    r = teach.floating_point_leak(400_000, scale, np.random.default_rng(5))
+    p0, p1 = r["plain"][0.0], r["plain"][1.0]
+    assert p0["in_window"] > 500 and p1["in_window"] > 200
+    assert p1["on_grid"] == 1.0 and p0["on_grid"] < 0.05  # likelihood ratio ≫ e^ε
+    assert float.fromhex(p1["example_hex"]) % 2.0 ** -53 == 0
+    snap = r["snapping"]
+    assert set(snap[0.0]) == set(snap[1.0]) == set(r["support"])
+    assert all(v % r["grid"] == 0 and abs(v) <= r["bound"] for v in r["support"])
+    for v in r["support"]:  # each output's frequency ratio within ε plus 4 standard errors
+        a, b = snap[0.0][v], snap[1.0][v]
+        assert abs(math.log(a / b)) <= r["snapping_epsilon"] + 4 * math.sqrt(1 / a + 1 / b)
+    assert r["snapping_epsilon"] > r["epsilon"]  # Theorem 1's 2^-49·B/λ term
+
+
+def test_randomized_response_estimate_is_unbiased():
+    est = [teach.randomized_response(0.5, 0.3, 2000, np.random.default_rng(s)) for s in range(300)]
+    errors = np.array([e["estimate"] - e["true"] for e in est])
+    sd = np.mean([e["sd"] for e in est])
+    assert abs(errors.mean()) < 4 * sd / math.sqrt(len(est))
+    assert errors.std() == pytest.approx(sd, rel=0.15)
