@@ -58,6 +58,7 @@ __all__ = [
     "privpc_code_composition",
     "validate_epsilon",
     "validate_delta",
+    "MAX_EPSILON",
     "VALID_RULES",
 ]
 
@@ -69,6 +70,10 @@ class BudgetExceeded(RuntimeError):
     """Raised when a release would exceed the run's budget (callers ask can_afford first)."""
 
 
+#: Largest ε accepted anywhere a user types one (central, local, sweep grids): beyond it no noise is left.
+MAX_EPSILON = 1e6
+
+
 def validate_epsilon(eps, what: str = "epsilon") -> float:
     """A finite ε > 0, or a UserError that says what to fix (ε = 0 is never "infinite noise")."""
     if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
@@ -78,7 +83,7 @@ def validate_epsilon(eps, what: str = "epsilon") -> float:
         raise UserError(f"{what} must be a positive number; got NaN.")
     if v <= 0:
         raise UserError(f"{what} must be > 0 (got {eps!r}); ε = 0 would need infinite noise.")
-    if math.isinf(v) or v > 1e6:
+    if math.isinf(v) or v > MAX_EPSILON:
         raise UserError(f"{what} must be a finite number ≤ 1e6 (got {eps!r}); use the non-private 'pc' "
                         "algorithm for no privacy.")
     return v

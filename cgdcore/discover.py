@@ -135,6 +135,21 @@ def validate_alpha(alpha: Any) -> float:
     return a
 
 
+def cap_max_order(max_order: int | None, d: int, notes: list[str]) -> int | None:
+    """A conditioning set never has more than d − 2 members: a larger limit is no limit, and a note says so."""
+    if max_order is not None and max_order > d - 2:
+        top = max(d - 2, 0)
+        notes.append(f"maximum order {max_order} is more than {d} variables allow (a conditioning set leaves out "
+                     f"the tested pair, so it has at most {top} member{'' if top == 1 else 's'}); PC used {top}")
+        return top
+    return max_order
+
+
+def _too_few_rows(n: int) -> UserError:
+    return UserError(f"the data has only {n} row{'' if n == 1 else 's'}; causal discovery needs at least 5 "
+                     f"(more is better).")
+
+
 def default_ci_test(dataset: Dataset) -> str:
     return "g2" if dataset.is_discrete else "fisherz"
 
@@ -205,11 +220,15 @@ def discover(
     first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G-test.
     """
     from .citests import shared_ci_test, suffstats_for
+    from .data.tabular import check_category_counts
     from .metrics import evaluate
     from .pc import PValuePolicy, pc
 
     if algo not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
+    check_category_counts(dataset)  # every algorithm: an identifier-like column is never usable
+    if dataset.n < 5:  # before privatising or discretising, whose own complaints would hide this one
+        raise _too_few_rows(dataset.n)
     release = None
     if ldp is not None:
         dataset, release, debias = _privatise_for(dataset, algo, ci_test, dict(ldp), seed)
@@ -247,12 +266,13 @@ def discover(
                             "priv-pc, em-pc and curate.")
         kendall_sided = kendall_sided or "two"
     ci_test = ci_test or default_ci_test(dataset)
-    if max_order is not None and max_order > dataset.d - 2:
-        max_order = dataset.d - 2  # a conditioning set never has more than d - 2 members
+    order_notes: list[str] = []
+    max_order = cap_max_order(max_order, dataset.d, order_notes)
     t0 = time.perf_counter()
     data, notes = prepare_data(dataset, ci_test, bins)
+    notes = order_notes + notes
     if data.n < 5:
-        raise UserError(f"the data has only {data.n} rows; causal discovery needs at least 5 (more is better).")
+        raise _too_few_rows(data.n)
     stats = suffstats_for(data.data, data.arities)
     opts = {"sided": kendall_sided} if ci_test == "kendall" else {}
     test = shared_ci_test(ci_test, stats, **opts)
@@ -353,11 +373,11 @@ def _discover_debiased(dataset: Dataset, release, debias: dict, *, ci_test, alph
 
     alpha = validate_alpha(0.05 if alpha is None else alpha)
     ci_test = ci_test or "g2"
-    if max_order is not None and max_order > dataset.d - 2:
-        max_order = dataset.d - 2
+    notes = list(dataset.notes)
+    max_order = cap_max_order(max_order, dataset.d, notes)
     t0 = time.perf_counter()
     if dataset.n < 5:
-        raise UserError(f"the data has only {dataset.n} rows; causal discovery needs at least 5 (more is better).")
+        raise _too_few_rows(dataset.n)
     stats = DebiasedStats(np.asarray(dataset.data), release, debias["method"])
     test = DebiasedTest(ci_test, stats, calibration=debias["calibration"], n_boot=debias["n_boot"], seed=seed)
     params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
@@ -367,7 +387,6 @@ def _discover_debiased(dataset: Dataset, release, debias: dict, *, ci_test, alph
     result = pc(PValuePolicy(test, alpha), dataset.variables, variant=variant, orientation=orientation,
                 max_order=max_order, progress=progress, params=params)
     metrics = evaluate(result.cpdag, dataset.truth) if dataset.truth is not None else None
-    notes = list(dataset.notes)
     notes.append(f"de-biased {ci_test} test: true tables estimated by channel "
                  f"{'inversion + simplex projection' if debias['method'] == 'invert' else 'IBU (EM)'}, p-values by "
                  f"{'parametric bootstrap (' + str(debias['n_boot']) + ' replicates)' if debias['calibration'] == 'bootstrap' else 'χ² at the effective sample size'}")
@@ -386,7 +405,7 @@ def _discover_score(dataset: Dataset, algo: str, *, epsilon, delta, seed, option
     if round_epsilon is not None:
         raise UserError(f"{algo} takes a total budget (--epsilon), not --round-epsilon.")
     if dataset.n < 5:
-        raise UserError(f"the data has only {dataset.n} rows; causal discovery needs at least 5 (more is better).")
+        raise _too_few_rows(dataset.n)
     t0 = time.perf_counter()
     result, ledger, info, notes = run_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed,
                                             options=dict(options or {}))
@@ -425,9 +444,8 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
     alpha = validate_alpha(ALGO_DEFAULTS["fhe-pc"]["alpha"] if alpha is None else alpha)
     data, notes = prepare_data(dataset, ci_test, bins)
     if data.n < 5:
-        raise UserError(f"the data has only {data.n} rows; causal discovery needs at least 5 (more is better).")
-    if max_order is not None and max_order > data.d - 2:
-        max_order = data.d - 2
+        raise _too_few_rows(data.n)
+    max_order = cap_max_order(max_order, data.d, notes)
     settings = Settings(mode=opts["mode"], statistic=ci_test, iterations=opts["nr_iterations"], r0=opts["r0"],
                         taylor_terms=opts["taylor_terms"], warm_c=opts["warm_c"], log_series=opts["log_series"])
     owners = opts["owners"]

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from cgdcore.data import list_datasets
-from ui.common import explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 
 route_through_app()
 
@@ -38,7 +38,7 @@ k·ε(e^ε − 1) term, and their per-group minimum).
 
 NETWORKS = [i.name for i in list_datasets() if i.kind == "discrete" and i.truth and i.n_rows is None]
 
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Run")
     name = st.selectbox("Network", NETWORKS, index=NETWORKS.index("sachs") if "sachs" in NETWORKS else 0,
                         key="bds", **URL)

@@ -9,8 +9,8 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
-from ui.common import (route_through_app, digest, explain, load_dataset, load_upload, run_discovery,
-                       run_discovery_on_upload, user_errors)
+from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
+                       run_discovery, run_discovery_on_upload, user_errors)
 
 route_through_app()
 
@@ -41,7 +41,7 @@ INFOS = {i.name: i for i in list_datasets()}
 NAMES = list(INFOS)
 
 # --------------------------------------------------------------------------- inputs
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Data")
     source = st.radio("Source", ["Bundled dataset", "Upload a CSV"], key="src", horizontal=True, **URL)
     upload = None

@@ -1,10 +1,11 @@
 """Encrypted federated PC: owners' counts under CKKS, the χ²/G² circuit on the server, and the DP variant."""
 import threading
+from collections import OrderedDict
 
 import streamlit as st
 
 from cgdcore.fhe.protocol import MODES
-from ui.common import explain, load_dataset, route_through_app, run_cached, user_errors
+from ui.common import checked_url_settings, explain, load_dataset, route_through_app, user_errors
 
 route_through_app()
 
@@ -26,6 +27,33 @@ DP_HELP = {"none": "no DP (encryption only)",
 def _one_encrypted_run_at_a_time():
     """SEAL is single-threaded and an encrypted level takes GBs: sessions queue for it."""
     return threading.Lock()
+
+
+@st.cache_resource(show_spinner=False)
+def _finished_runs() -> dict:
+    """Finished runs by their full settings (seed included), shared by all sessions, the 8 most recent kept.
+
+    Not ``run_cached``: Streamlit's caches record what a cached call draws and replay it on the next hit, and the
+    status lines a run writes go to a placeholder created outside the call, which cannot be replayed — the second
+    request for the same settings failed with CacheReplayClosureError.
+    """
+    return {"lock": threading.Lock(), "runs": OrderedDict()}
+
+
+def _run_once(key, **kwargs):
+    from cgdcore.discover import discover
+
+    store = _finished_runs()
+    with store["lock"]:
+        if key in store["runs"]:
+            store["runs"].move_to_end(key)
+            return store["runs"][key]
+    res = discover(**kwargs)
+    with store["lock"]:
+        store["runs"][key] = res
+        while len(store["runs"]) > 8:
+            store["runs"].popitem(last=False)
+    return res
 
 
 st.title("Encrypted federated PC")
@@ -67,7 +95,7 @@ composes over thousands of releases.
            r"2\left(z + \tfrac{z^3}{3} + \tfrac{z^5}{5}\right),\ z = \tfrac{r-1}{r+1}"],
 )
 
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Data")
     net = st.selectbox("Network", NETWORKS, key="fnet", **URL)
     n = int(st.number_input("Rows (n)", min_value=100, max_value=200_000, value=10_000, step=1000, key="fn", **URL))
@@ -113,7 +141,7 @@ with st.sidebar:
 import pandas as pd  # noqa: E402
 
 from cgdcore import viz, viz_fhe  # noqa: E402
-from cgdcore.discover import discover  # noqa: E402
+from cgdcore.discover import cap_max_order, discover  # noqa: E402
 from cgdcore.fhe.paper import paper_row  # noqa: E402
 
 options = {"owners": owners, "split": split, "mode": mode, "nr_iterations": iters, "r0": r0, "taylor_terms": terms,
@@ -145,8 +173,8 @@ if go:
                 line.write("Waiting for another session's encrypted run to finish…")
                 lock.acquire()
             try:
-                res = run_cached(key, discover, ds, algo="fhe-pc", ci_test=stat, alpha=alpha, max_order=max_order,
-                                 epsilon=eps, seed=seed, options={**options, "on_message": say})
+                res = _run_once(key, dataset=ds, algo="fhe-pc", ci_test=stat, alpha=alpha, max_order=max_order,
+                                epsilon=eps, seed=seed, options={**options, "on_message": say})
             finally:
                 if lock is not None:
                     lock.release()
@@ -170,6 +198,10 @@ c[4].metric("Peak memory", "—" if not f["peak_memory_mb"] else f"{f['peak_memo
 for note in res.notes:
     if "overshot" in note:
         st.warning(note, icon=":material/warning:")
+_order_notes: list = []
+cap_max_order(max_order, res.dataset.d, _order_notes)  # a larger maximum order than d - 2 allows: say what ran
+for note in _order_notes:
+    st.caption(f":material/info: {note}")
 
 st.subheader("Who holds what")
 cols = st.columns(3)

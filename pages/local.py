@@ -4,7 +4,8 @@ import streamlit as st
 
 from cgdcore.local.privatize import MECHANISMS
 from cgdcore.metrics import CONVENTIONS
-from ui.common import explain, load_dataset, route_through_app, run_cached, run_discovery, user_errors
+from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
+                       user_errors)
 
 route_through_app()
 
@@ -52,7 +53,7 @@ SCENARIOS = {
     "Asia network (8 binary variables)": ("asia", 20000, None, False),
 }
 
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Data")
     scen = st.selectbox("Scenario", list(SCENARIOS), key="lscen", **URL)
     spec, n_default, bins, log = SCENARIOS[scen]
@@ -93,6 +94,7 @@ with st.sidebar:
                                 help="Largest conditioning set. De-biased tables grow as (bins)^(|S|+2).", **URL)
 
 from cgdcore import viz, viz_local  # noqa: E402
+from cgdcore.discover import cap_max_order  # noqa: E402
 from cgdcore.local.compare import column_channel, marginal_distortion  # noqa: E402
 from cgdcore.local.privatize import discretise_for_ldp, privatize  # noqa: E402
 
@@ -148,7 +150,10 @@ with tabs[3]:
                 icon=":material/info:")
     go_on = st.toggle("Run discovery", value=True, key="lrun")
     if go_on:
-        mo = int(max_order)
+        _order_notes: list = []
+        mo = cap_max_order(int(max_order), clean.d, _order_notes)
+        for note in _order_notes:
+            st.caption(f":material/info: {note}")
         with user_errors(), st.status("Running PC: no noise, naive, de-biased…", expanded=False) as status:
             base = run_discovery(("lclean", spec, n, bins, log, naive_test, alpha, mo), clean, algo="pc",
                                  ci_test=naive_test, alpha=alpha, max_order=mo)

@@ -4,7 +4,7 @@ import streamlit as st
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
-from ui.common import explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 
 route_through_app()
 
@@ -42,7 +42,7 @@ The threshold is never chosen with the truth; the weights heatmap shows what a d
 INFOS = {i.name: i for i in list_datasets() if i.truth}
 NAMES = list(INFOS)
 
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Data")
     name = st.selectbox("Dataset", NAMES, index=NAMES.index("synthetic") if "synthetic" in NAMES else 0, key="sds",
                         help="Continuous data suit the linear model; discrete networks run on standardised codes.",

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from cgdcore.data import list_datasets
-from ui.common import explain, route_through_app, user_errors
+from ui.common import checked_url_settings, explain, route_through_app, user_errors
 
 route_through_app()
 
@@ -80,11 +80,14 @@ def _log10(v: float) -> float:
 
 
 for k, v in DEFAULTS.items():
-    st.session_state.setdefault(k, v)
+    # A value in the link wins. Set here too, it would be lost whenever it equals the widget's own default
+    # (?toreps=1 is min_value): Streamlit drops such a URL value and the session's 5 would run instead.
+    if k not in st.query_params:
+        st.session_state.setdefault(k, v)
 
 from cgdcore.experiments.presets import PRESETS  # noqa: E402
 
-with st.sidebar:
+with checked_url_settings(), st.sidebar:
     st.header("Sweep")
     preset = st.selectbox("Paper preset", ["custom", *PRESETS], key="topre", on_change=_apply_preset,
                           help="Fill every field with a paper's setting: " + "; ".join(

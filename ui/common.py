@@ -79,6 +79,51 @@ def user_errors():
         st.stop()
 
 
+@contextmanager
+def checked_url_settings():
+    """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
+
+    A widget bound to the URL (``bind="query-params"``) ignores a value outside its range or options (``?eps=0``,
+    ``?alpha=1.5``, ``?delta_curate=1``) and Streamlit removes it from the URL without a word, so the page would run
+    with the default while the user believes it used their value. A parameter that was in the link before the
+    widgets ran, is gone or changed after, and does not match the widget's value was refused.
+    """
+    before = {k: st.query_params.get_all(k) for k in st.query_params}
+    yield
+    refused = []
+    for k, raw in before.items():
+        if k not in st.session_state or (k in st.query_params and st.query_params.get_all(k) == raw):
+            continue
+        value = st.session_state[k]
+        if not _same_setting(raw, value):
+            refused.append(f"`{k}={','.join(raw)}` (using {_show(value)})")
+    if refused:
+        st.warning("The link asked for settings that are out of range or not among the choices, so they were "
+                   "ignored: " + "; ".join(refused) + ". Change them with the controls in the sidebar.",
+                   icon=":material/link_off:")
+
+
+def _same_setting(raw: list[str], value) -> bool:
+    """Does the URL text ``raw`` denote the widget's ``value`` (Streamlit drops a value equal to the default)?"""
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value] == raw
+    if len(raw) != 1:
+        return False
+    if isinstance(value, bool):
+        return raw[0].lower() == str(value).lower()
+    if isinstance(value, (int, float)):
+        try:
+            return float(raw[0]) == float(value)
+        except ValueError:
+            return False
+    return str(value) == raw[0]
+
+
+def _show(value) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else f"{value:g}" if isinstance(
+        value, float) else str(value)
+
+
 def explain(title: str, body: str, latex: list[str] | tuple[str, ...] = ()):
     """A 'what am I looking at' expander with optional formulas."""
     with st.expander(title, icon=":material/help:"):

@@ -29,7 +29,7 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.data.dataset import Dataset
 
-__all__ = ["load_csv", "dataset_from_frame", "discretise", "check_discrete_usable",
+__all__ = ["load_csv", "dataset_from_frame", "discretise", "check_discrete_usable", "check_category_counts",
            "MAX_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MISSING_TOKENS"]
 
 MAX_BYTES = 200 * 1024 * 1024
@@ -61,21 +61,32 @@ def _read_bytes(source) -> tuple[bytes, str]:
         data = source.read(MAX_BYTES + 1)
         if isinstance(data, str):
             data = data.encode("utf-8")
-        if len(data) > MAX_BYTES:
-            raise _too_big(len(data))
+        if len(data) > MAX_BYTES:  # only the first MAX_BYTES + 1 were read: the size is the end's position
+            try:
+                size = source.seek(0, os.SEEK_END)
+            except (AttributeError, OSError, ValueError):
+                size = None
+            raise _too_big(size if isinstance(size, int) and size > MAX_BYTES else None)
         return bytes(data), name
     raise UserError(f"cannot read a CSV from a {type(source).__name__}; give a path, bytes or a file object")
 
 
-def _too_big(size: int) -> UserError:
-    return UserError(f"the file is {size / 2**20:.1f} MB, over the {MAX_BYTES // 2**20} MB limit; "
-                     f"upload a sample of its rows or fewer columns")
+def _too_big(size: int | None) -> UserError:
+    what = "the file is" if size is None else f"the file is {size / 2**20:.1f} MB,"
+    return UserError(f"{what} over the {MAX_BYTES // 2**20} MB limit; upload a sample of its rows or fewer columns")
 
 
 def _decode_check(data: bytes) -> bytes:
-    """Strip a UTF-8 BOM and check that the bytes are UTF-8 (naming the first bad line)."""
+    """Strip a UTF-8 BOM, check that the bytes are UTF-8 text (naming the first bad line) and turn old-Mac
+    (CR) and Windows (CRLF) line ends into LF, which the header and row checks below split on."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UserError("the file is UTF-16 text, not UTF-8; save it as 'CSV UTF-8' and upload it again")
+    if b"\x00" in data:
+        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise UserError(f"the file is binary, not CSV text (a NUL byte on line {line}): it may be a spreadsheet "
+                        f"(.xlsx), a compressed or a UTF-16 file; export it as 'CSV UTF-8' and upload that")
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -83,7 +94,15 @@ def _decode_check(data: bytes) -> bytes:
         raise UserError(f"the file is not UTF-8 text: byte 0x{data[e.start]:02x} on line {line} cannot be "
                         f"decoded (the file is probably Latin-1 or Windows-1252); save it as "
                         f"'CSV UTF-8' and upload it again") from None
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def _short(name: str, limit: int = 40) -> str:
+    """A column name for a message: repr, cut to ``limit`` characters (garbage can make huge 'names')."""
+    r = repr(name)
+    return r if len(r) <= limit else r[:limit - 4] + "…" + r[-1]
 
 
 def _sniff_separator(header: str) -> str:
@@ -119,6 +138,15 @@ def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> int | None:
     return None
 
 
+def _bad_line_or_none(data: bytes, sep: str, expected: int) -> int | None:
+    """``_field_counts_bad_line``, or None when even the csv module cannot split the file (e.g. a field over
+    its 128 kB limit): the caller's message then says "a row" instead of a line number."""
+    try:
+        return _field_counts_bad_line(data, sep, expected)
+    except csv.Error:
+        return None
+
+
 # ----------------------------------------------------------------------------- loading
 
 def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
@@ -141,12 +169,16 @@ def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
     end = data.find(b"\n", start)
     first = data[start:end if end >= 0 else len(data)].decode("utf-8").rstrip("\r")
     sep = _sniff_separator(first)
-    header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+    try:
+        header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+    except csv.Error as e:
+        raise UserError(f"malformed CSV: the header line cannot be read ({e}); the first line should be the "
+                        f"column names separated by commas") from None
     if len(header) > MAX_COLUMNS:
         raise UserError(f"the file has {len(header)} columns, over the limit of {MAX_COLUMNS}; "
                         f"keep the variables you want to study")
     if len(header) < 2:
-        raise UserError(f"the file has only one column ({header[0]!r}); causal discovery needs at least two. "
+        raise UserError(f"the file has only one column ({_short(header[0])}); causal discovery needs at least two. "
                         f"Use commas (or ; or tabs) between values")
     header = [h or f"(unnamed column {i + 1})" for i, h in enumerate(header)]
     seen, dups = set(), []
@@ -155,7 +187,8 @@ def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
             dups.append(h)
         seen.add(h)
     if dups:
-        raise UserError(f"duplicate column names: {', '.join(map(repr, dups))}; give every column a distinct name")
+        raise UserError(f"duplicate column names: {', '.join(map(_short, dups[:5]))}; give every column a distinct "
+                        f"name")
     try:
         with warnings.catch_warnings():
             # a first data row longer than the header only warns ("loss of data"): make it an error
@@ -163,10 +196,13 @@ def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
             df = pd.read_csv(io.BytesIO(data), sep=sep, header=0, names=header, index_col=False,
                              keep_default_na=False, na_values=list(MISSING_TOKENS), skipinitialspace=True,
                              encoding="utf-8", engine="c", low_memory=False)
-    except (pd.errors.ParserError, pd.errors.ParserWarning):
-        line = _field_counts_bad_line(data, sep, len(header))
-        where = f"line {line}" if line else "a row"
-        raise UserError(f"malformed CSV: {where} does not have {len(header)} fields like the header; "
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as e:
+        line = _bad_line_or_none(data, sep, len(header))
+        if line is None:  # not a field count: say what the parser saw (e.g. a quote that is never closed)
+            why = str(e).replace("Error tokenizing data. C error: ", "").strip().rstrip(".")[:160]
+            raise UserError(f"malformed CSV ({why}); check for unbalanced quotes or unquoted separators in "
+                            f"values") from None
+        raise UserError(f"malformed CSV: line {line} does not have {len(header)} fields like the header; "
                         f"fix or remove that row (check for unquoted separators in values)") from None
     except pd.errors.EmptyDataError:
         raise UserError("the file is empty; upload a CSV with a header line and at least one data row") from None
@@ -176,7 +212,7 @@ def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
         raise UserError(f"the file has {len(df):,} rows, over the limit of {MAX_ROWS:,}; upload a random sample")
     if df.isna().to_numpy().any():
         # pandas pads short rows with NaN, so tell them apart from genuinely missing values
-        line = _field_counts_bad_line(data, sep, len(header))
+        line = _bad_line_or_none(data, sep, len(header))
         if line is not None:
             raise UserError(f"malformed CSV: line {line} does not have {len(header)} fields like the header; "
                             f"fix or remove that row")
@@ -353,15 +389,26 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
                    licence=dataset.licence, notes=notes)
 
 
+def check_category_counts(dataset: Dataset, max_categories: int = 64) -> None:
+    """Raise UserError if a categorical column has more than ``max_categories`` categories.
+
+    Every algorithm needs this, not only the discrete tests: a discrete test's tables would have more cells
+    than rows, and Fisher-z, Kendall's τ and NOTEARS would read the codes of unordered labels (in sorted
+    label order) as numbers. Such a column is usually an identifier or free text.
+    """
+    for v, s in zip(dataset.variables, dataset.states):
+        if s is not None and len(s) > max_categories:
+            raise UserError(f"column {_short(v)} has {len(s):,} categories, more than the {max_categories} the "
+                            f"tests here can use (it looks like an identifier or free text, and its labels have no "
+                            f"order); drop it or merge rare categories into fewer groups")
+
+
 def check_discrete_usable(dataset: Dataset, max_categories: int = 64) -> None:
     """Raise UserError unless every column is categorical with at most ``max_categories`` states.
 
     Too many categories is reported first (discretising does not fix it), then numeric columns.
     """
-    for v, s in zip(dataset.variables, dataset.states):
-        if s is not None and len(s) > max_categories:
-            raise UserError(f"column {v!r} has {len(s)} categories, more than the {max_categories} a discrete "
-                            f"test can handle; merge rare categories, discretise or drop it")
+    check_category_counts(dataset, max_categories)
     numeric = [v for v, s in zip(dataset.variables, dataset.states) if s is None]
     if numeric:
         raise UserError(f"a discrete test needs categorical columns, but {', '.join(map(repr, numeric))} "

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.accounting import MAX_EPSILON
 
 __all__ = ["AlgoSpec", "RunConfig", "SweepSpec", "parse_algo", "split_labels", "parse_epsilon_grid", "BUDGET_MODES"]
 
@@ -207,8 +208,8 @@ class SweepSpec:
         if any(a.private for a in algos) and not self.epsilons:
             raise UserError("private algorithms need an ε grid (--epsilons 0.1,1,10).")
         for e in self.epsilons:
-            if not (math.isfinite(e) and e > 0):
-                raise UserError(f"every ε must be a positive finite number; got {e!r}.")
+            if not (math.isfinite(e) and 0 < e <= MAX_EPSILON):
+                raise UserError(f"every ε must be a positive finite number ≤ 1e6; got {e!r}.")
         if len(set(self.epsilons)) != len(self.epsilons):
             raise UserError("the ε grid lists a value twice; list each once.")
         for v in self.n:

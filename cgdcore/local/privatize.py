@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.accounting import MAX_EPSILON
 from cgdcore.data.dataset import Dataset
 from cgdcore.local import mechanisms as M
 
@@ -46,7 +47,9 @@ def check_ldp_parameters(mechanism: str, epsilon, p_max) -> None:
         raise UserError("give exactly one privacy parameter for local privacy: ε (--ldp-epsilon) or the "
                         "guessing probability p_max (--ldp-pmax).")
     if epsilon is not None:
-        M._check_eps(epsilon, "the local ε")
+        if M._check_eps(epsilon, "the local ε") > MAX_EPSILON:
+            raise UserError(f"the local ε must be ≤ 1e6 (got {epsilon!r}): at that ε every value is "
+                            f"reported unchanged; run discovery without local privacy instead.")
 
 
 def krr_comb_eps_for_pmax(p_max: float, arities) -> float:
