@@ -9,8 +9,10 @@ observational data can identify):
 - wrongly oriented: adjacent in the truth, different mark (reversed, or directed/undirected);
 - false positive: not adjacent in the truth;
 - missing: adjacent in the truth, absent from the learned graph (drawn as a ghost edge).
-Colours are the Okabe–Ito colour-blind-safe palette, and each category also has its own
-line style so the figure reads in greyscale and on a projector.
+Colours, dashes and widths come from :mod:`cgdcore.palette` (Okabe–Ito plus Tol's wine, checked
+under simulated colour-vision deficiencies): each category has its own colour *and* line style, so
+the figure reads in greyscale and on a projector. Every edge carries hover text (category, marks in
+the learned graph and the truth, and with :func:`edge_evidence` the CI test that kept or removed it).
 """
 from __future__ import annotations
 
@@ -23,23 +25,12 @@ import numpy as np
 from .graph import skeleton, topological_order
 from .metrics import reference_cpdag
 
-STYLE = {
-    #  category             colour     dash       plotly dash  DOT style
-    "correct": ("#009E73", "solid", "solid", "solid"),
-    "wrongly oriented": ("#E69F00", "dashdot", "dashdot", "bold"),
-    "false positive": ("#D55E00", "dot", "dot", "dotted"),
-    "missing": ("#7F7F7F", "dash", "dash", "dashed"),
-    "learned": ("#0072B2", "solid", "solid", "solid"),
-    "true": ("#404040", "solid", "solid", "solid"),
-}
-LEGEND = {
-    "correct": "correct (edge and mark match the true CPDAG)",
-    "wrongly oriented": "wrongly oriented (right pair, wrong mark)",
-    "false positive": "false positive (pair not adjacent in truth)",
-    "missing": "missing (true edge not found)",
-    "learned": "learned edge (no ground truth)",
-    "true": "true DAG arc",
-}
+from .palette import EDGE_STYLES, FONT_SIZE, TEXT, theme
+
+#: category -> (colour, dash name, plotly dash, DOT style); kept for callers of the old table, derived
+#: from :data:`cgdcore.palette.EDGE_STYLES`, the one place colours and line styles are defined
+STYLE = {k: (s.colour, s.dash, s.dash, s.dot_style) for k, s in EDGE_STYLES.items()}
+LEGEND = {k: s.label for k, s in EDGE_STYLES.items()}
 
 
 @dataclass(frozen=True)
@@ -103,6 +94,72 @@ def category_counts(rows: list[EdgeRow]) -> dict[str, int]:
     for r in rows:
         out[r.kind] = out.get(r.kind, 0) + 1
     return out
+
+
+def _fmt_p(v: float) -> str:
+    return "nan" if v != v else f"{v:.3g}"
+
+
+def edge_evidence(result, names) -> dict[tuple[int, int], str]:
+    """What the CI tests said about each pair, for hover text: {(i, j) with i < j: one line}.
+
+    ``result`` is a :class:`cgdcore.pc.Result` (``trace`` and ``sepsets``). A removed pair gets the
+    test that removed it (separating set, p-value; for private runs the noisy value and threshold
+    compared); a kept pair gets how many tests it survived and its largest p-value with that test's
+    conditioning set. Pairs no test looked at (score-based runs) are absent.
+    """
+    names = list(names)
+    trace = getattr(result, "trace", ()) or ()
+    sepsets = dict(getattr(result, "sepsets", {}) or {})
+    kept: dict[tuple[int, int], list] = {}
+    removed: dict[tuple[int, int], object] = {}
+    for t in trace:
+        if t.phase != "skeleton":
+            continue
+        key = (min(t.x, t.y), max(t.x, t.y))
+        if t.independent:
+            removed[key] = t
+        else:
+            n_best = kept.setdefault(key, [0, None])
+            n_best[0] += 1
+            if n_best[1] is None or t.p_value > n_best[1].p_value:
+                n_best[1] = t
+
+    def given(S) -> str:
+        return ", ".join(names[v] for v in S) if S else "∅"
+
+    out: dict[tuple[int, int], str] = {}
+    for key in set(kept) | set(removed) | set(sepsets):
+        i, j = key
+        if key in sepsets or key in removed:
+            t = removed.get(key)
+            S = sepsets.get(key, t.S if t is not None else ())
+            txt = f"removed: {names[i]} ⟂ {names[j]} | {given(S)}"
+            if t is not None:
+                txt += f", p = {_fmt_p(t.p_value)} (order {t.order})"
+                if t.noisy == t.noisy:  # a private decision: what was actually compared
+                    txt += f"; noisy value {_fmt_p(t.noisy)} vs threshold {_fmt_p(t.threshold)}"
+            out[key] = txt
+        else:
+            n, t = kept[key]
+            out[key] = (f"kept after {n} CI test{'s' if n != 1 else ''}; largest p = {_fmt_p(t.p_value)} "
+                        f"(given {given(t.S)})")
+    return out
+
+
+def edge_hover(row: EdgeRow, names, evidence: dict | None = None) -> str:
+    """Hover text of one edge: "A → B: category (meaning)", the marks, and the CI evidence if known."""
+    names = list(names)
+    a, b = names[row.source], names[row.target]
+    arrow = "→" if row.directed else "—"
+    style = EDGE_STYLES[row.kind]
+    lines = [f"<b>{_html.escape(a)} {arrow} {_html.escape(b)}: {row.kind}</b>", style.meaning]
+    lines += [_html.escape(part.strip()) for part in row.detail.split(";") if part.strip()]
+    if evidence:
+        ev = evidence.get((min(row.source, row.target), max(row.source, row.target)))
+        if ev:
+            lines.append(_html.escape(ev))
+    return "<br>".join(lines)
 
 
 # ------------------------------------------------------------------------------ layout
@@ -175,51 +232,97 @@ def _layer_gap(xy) -> float:
     return float(np.min(np.diff(ys))) if len(ys) > 1 else 0.0
 
 
-def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts):
+def _points_along(pts, fractions=(0.2, 0.35, 0.5, 0.65, 0.8)):
+    """Points at the given fractions of a polyline's length (hover targets along the whole edge)."""
+    seg = [float(np.hypot(x1 - x0, y1 - y0)) for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:])]
+    total = sum(seg) or 1.0
+    out = []
+    for f in fractions:
+        left, k = f * total, 0
+        while k < len(seg) - 1 and left > seg[k]:
+            left -= seg[k]
+            k += 1
+        u = left / seg[k] if seg[k] else 0.0
+        (x0, y0), (x1, y1) = pts[k], pts[k + 1]
+        out.append((x0 + u * (x1 - x0), y0 + u * (y1 - y0)))
+    return out
+
+
+def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts, hovers):
+    """One line trace per category (the visible edges) and one marker trace per category carrying the
+    hover text: plotly lines do not hover, so invisible markers sit along every edge."""
     import plotly.graph_objects as go
 
     gap = _layer_gap(xy)
-    by_kind: dict[str, list[EdgeRow]] = {}
-    for r in rows:
-        by_kind.setdefault(r.kind, []).append(r)
-    for kind, rs in by_kind.items():
-        colour, _, dash, _ = STYLE[kind]
+    by_kind: dict[str, list[int]] = {}
+    for k, r in enumerate(rows):
+        by_kind.setdefault(r.kind, []).append(k)
+    order = [k for k in EDGE_STYLES if k in by_kind]
+    for kind in order:
+        style = EDGE_STYLES[kind]
         xs, ys, hx, hy, ht = [], [], [], [], []
         paths = []
-        for r in rs:
+        for k in by_kind[kind]:
+            r = rows[k]
             pts = _edge_path(xy[r.source], xy[r.target], gap)
-            paths.append(pts)
+            paths.append((r, pts))
             xs += [p[0] for p in pts] + [None]
             ys += [p[1] for p in pts] + [None]
-            mid = pts[1] if len(pts) == 3 else ((pts[0][0] + pts[1][0]) / 2, (pts[0][1] + pts[1][1]) / 2)
-            hx.append(mid[0])
-            hy.append(mid[1])
-            ht.append(r.detail)
-        label = LEGEND[kind] + (f" — {counts[kind]}" if counts and kind in counts else "")
+            for q in _points_along(pts):
+                hx.append(q[0])
+                hy.append(q[1])
+                ht.append(hovers[k])
+        label = style.label + (f" — {counts[kind]}" if counts and kind in counts else "")
         first = kind not in legend_seen
         legend_seen.add(kind)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=2.5, dash=dash),
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=style.colour, width=style.width,
+                                                                     dash=style.dash),
                                  name=label, legendgroup=kind, showlegend=show_legend and first,
-                                 hoverinfo="skip"), row=1, col=col)
-        fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", marker=dict(size=10, color=colour, opacity=0.01),
-                                 hovertext=ht, hoverinfo="text", legendgroup=kind, showlegend=False),
+                                 hoverinfo="skip", meta="edges"), row=1, col=col)
+        fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", marker=dict(size=16, color=style.colour, opacity=0.01),
+                                 hovertext=ht, hoverinfo="text", name=f"{kind} (hover)", legendgroup=kind,
+                                 showlegend=False, meta="edge hover",
+                                 hoverlabel=dict(bgcolor="white", bordercolor=style.colour, align="left",
+                                                 font=dict(color=TEXT, size=FONT_SIZE))),
                       row=1, col=col)
-        for r, pts in zip(rs, paths):
+        axis = "" if col == 1 else str(col)
+        for r, pts in paths:
             if not r.directed:
                 continue
+            # only the head: an annotation arrow draws a solid shaft from (ax, ay), which would hide the
+            # edge's dash pattern, so the shaft starts just short of the head
             (x0, y0), (x1, y1) = pts[-2], pts[-1]
-            axis = "" if col == 1 else str(col)
-            fig.add_annotation(x=x1, y=y1, ax=x0, ay=y0, xref=f"x{axis}", yref=f"y{axis}", axref=f"x{axis}",
-                               ayref=f"y{axis}", showarrow=True, arrowhead=3, arrowsize=1.3, arrowwidth=1.6,
-                               arrowcolor=colour, standoff=8, startstandoff=0 if len(pts) == 3 else 6, text="")
+            seg = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
+            u = min(1.0, 0.2 / seg)
+            fig.add_annotation(x=x1, y=y1, ax=x1 - u * (x1 - x0), ay=y1 - u * (y1 - y0), xref=f"x{axis}",
+                               yref=f"y{axis}", axref=f"x{axis}", ayref=f"y{axis}", showarrow=True, arrowhead=2,
+                               arrowsize=1.7, arrowwidth=2.0, arrowcolor=style.colour, standoff=9, text="")
 
 
 def _node_trace(xy, names, hover=None):
     import plotly.graph_objects as go
 
-    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", marker=dict(size=13, color="#FFFFFF",
-                      line=dict(color="#333333", width=1.8)), hovertext=hover or list(names), hoverinfo="text",
-                      showlegend=False)
+    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", marker=dict(size=15, color="#FFFFFF",
+                      line=dict(color="#333333", width=2)), hovertext=hover or list(names), hoverinfo="text",
+                      showlegend=False, name="nodes",
+                      hoverlabel=dict(bgcolor="white", bordercolor="#333333", font=dict(color=TEXT, size=FONT_SIZE)))
+
+
+def _node_hover(graph, names) -> list[str]:
+    A = np.asarray(graph, dtype=bool)
+    out = []
+    for v, name in enumerate(names):
+        par = [names[u] for u in np.flatnonzero(A[:, v] & ~A[v, :])]
+        ch = [names[u] for u in np.flatnonzero(A[v, :] & ~A[:, v])]
+        un = [names[u] for u in np.flatnonzero(A[v, :] & A[:, v])]
+        parts = [f"<b>{_html.escape(str(name))}</b>"]
+        for lab, vs in (("parents", par), ("children", ch), ("undirected", un)):
+            if vs:
+                parts.append(f"{lab}: {_html.escape(', '.join(map(str, vs)))}")
+        if len(parts) == 1:
+            parts.append("no edges")
+        out.append("<br>".join(parts))
+    return out
 
 
 def _node_labels(fig, xy, names, col):
@@ -227,21 +330,27 @@ def _node_labels(fig, xy, names, col):
     axis = "" if col == 1 else str(col)
     for (x, y), name in zip(xy, names):
         fig.add_annotation(x=x, y=y, xref=f"x{axis}", yref=f"y{axis}", text=str(name), showarrow=False,
-                           xanchor="left", xshift=9, yshift=9, font=dict(size=12, color="#111111"),
+                           xanchor="left", xshift=12, yshift=0, font=dict(size=FONT_SIZE, color=TEXT),
                            bgcolor="rgba(255,255,255,0.85)", borderpad=1)
 
 
 def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_learned="Learned CPDAG",
-                 title_truth="True DAG", height: int | None = None):
+                 title_truth="True DAG", height: int | None = None, evidence: dict | None = None,
+                 edge_kind: str | None = None):
     """Plotly figure: the truth (left) and the learned CPDAG (right) on the same node layout.
 
     Learned edges are coloured and styled by :data:`LEGEND` category; undirected edges have no
-    arrowhead; hover on an edge's midpoint for details. Without truth only the learned graph is drawn.
+    arrowhead; hovering anywhere along an edge shows its category, its marks in both graphs and
+    (``evidence``, from :func:`edge_evidence`) the CI test that kept or removed it. Without truth only
+    the learned graph is drawn, its edges in category ``edge_kind`` (default "learned"; "true" when the
+    graph drawn *is* a true DAG).
     """
     from plotly.subplots import make_subplots
 
     names = list(names)
     rows = edge_table(learned, true_dag, names)
+    if true_dag is None and edge_kind is not None:
+        rows = [EdgeRow(r.source, r.target, r.directed, edge_kind, "") for r in rows]  # nothing to compare
     counts = category_counts(rows)
     base = true_dag if true_dag is not None else learned
     xy = layered_layout(base)
@@ -250,25 +359,30 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
     fig = make_subplots(rows=1, cols=ncols, subplot_titles=titles, horizontal_spacing=0.04)
     seen: set[str] = set()
     if true_dag is not None:
-        truth_rows = [EdgeRow(int(i), int(j), True, "true", f"true arc {names[i]} → {names[j]}")
+        kind_of = {(min(r.source, r.target), max(r.source, r.target)): r.kind for r in rows}
+        truth_rows = [EdgeRow(int(i), int(j), True, "true",
+                              f"learned graph: {kind_of.get((min(i, j), max(i, j)), 'absent')}")
                       for i, j in zip(*np.nonzero(np.asarray(true_dag, bool)))]
-        _edge_traces(fig, truth_rows, xy, names, 1, True, seen, {"true": len(truth_rows)})
-        fig.add_trace(_node_trace(xy, names), row=1, col=1)
+        _edge_traces(fig, truth_rows, xy, names, 1, True, seen, {"true": len(truth_rows)},
+                     [edge_hover(r, names, evidence) for r in truth_rows])
+        fig.add_trace(_node_trace(xy, names, _node_hover(true_dag, names)), row=1, col=1)
         _node_labels(fig, xy, names, 1)
-    _edge_traces(fig, rows, xy, names, ncols, True, seen, counts)
-    fig.add_trace(_node_trace(xy, names), row=1, col=ncols)
+    _edge_traces(fig, rows, xy, names, ncols, True, seen, counts, [edge_hover(r, names, evidence) for r in rows])
+    fig.add_trace(_node_trace(xy, names, _node_hover(learned, names)), row=1, col=ncols)
     _node_labels(fig, xy, names, ncols)
     nlay = len(set(xy[:, 1].tolist())) if len(xy) else 1
-    h = height or int(min(1100, max(380, 95 * nlay + 120)))
+    h = height or int(min(1100, max(400, 100 * nlay + 140)))
     if len(xy):
         x0, x1 = float(xy[:, 0].min()), float(xy[:, 0].max())
         w = max(x1 - x0, 1.0)
-        fig.update_xaxes(range=[x0 - 0.06 * w, x1 + 0.22 * w])  # room for the labels right of the nodes
+        fig.update_xaxes(range=[x0 - 0.06 * w, x1 + 0.24 * w])  # room for the labels right of the nodes
+        y0, y1 = float(xy[:, 1].min()), float(xy[:, 1].max())
+        fig.update_yaxes(range=[y0 - 0.12, y1 + 0.25])  # room for the labels above the top layer
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    fig.update_layout(height=h, margin=dict(l=10, r=10, t=40, b=10), plot_bgcolor="white",
-                      legend=dict(orientation="h", yanchor="top", y=-0.02, x=0, font=dict(size=13)),
-                      hoverlabel=dict(font_size=13), font=dict(size=13))
+    theme(fig, legend_y=-0.02)
+    fig.update_layout(height=h, margin=dict(l=10, r=10, t=44, b=10), plot_bgcolor="white",
+                      hovermode="closest", hoverdistance=24)
     return fig
 
 
@@ -276,11 +390,13 @@ def tests_per_order_figure(per_order, seconds: float | None = None):
     """Bar chart of CI tests per conditioning-set size."""
     import plotly.graph_objects as go
 
-    fig = go.Figure(go.Bar(x=list(range(len(per_order))), y=list(per_order), marker_color="#0072B2",
-                           hovertemplate="order %{x}: %{y} tests<extra></extra>"))
-    fig.update_layout(xaxis_title="order (size of the conditioning set)", yaxis_title="CI tests", height=300,
+    from .palette import BLUE
+
+    fig = go.Figure(go.Bar(x=list(range(len(per_order))), y=list(per_order), marker_color=BLUE, name="CI tests",
+                           hovertemplate="order %{x} (|S| = %{x}): %{y} CI tests<extra></extra>"))
+    fig.update_layout(xaxis_title="order (size of the conditioning set)", yaxis_title="CI tests", height=320,
                       margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(dtick=1))
-    return fig
+    return theme(fig)
 
 
 # ------------------------------------------------------------------------------- DOT
@@ -288,43 +404,80 @@ def _q(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_dot(learned: np.ndarray, true_dag: np.ndarray | None, names, name: str = "learned") -> str:
-    """Graphviz DOT of the learned CPDAG; undirected edges ``dir=none``; colour/style by category."""
+def _plain(hover: str) -> str:
+    """Hover HTML as plain text (DOT tooltips, vis-network titles)."""
+    return _html.unescape(re.sub(r"<[^>]+>", "", hover.replace("<br>", "\n")))
+
+
+NL, BSN = "\n", "\\n"  # a line break, and DOT's escape for one inside a quoted string
+
+
+def to_dot(learned: np.ndarray, true_dag: np.ndarray | None, names, name: str = "learned",
+           evidence: dict | None = None) -> str:
+    """Graphviz DOT of the learned CPDAG; undirected edges ``dir=none``; colour, style and pen width by
+    category (:data:`cgdcore.palette.EDGE_STYLES`); a tooltip per edge and a legend as a comment."""
     names = list(names)
-    lines = [f"digraph {_q(name)} {{", "  rankdir=TB;", '  node [shape=ellipse, fontname="Helvetica"];']
+    lines = [f"digraph {_q(name)} {{", "  rankdir=TB;", '  node [shape=ellipse, fontname="Helvetica", fontsize=14];']
+    rows = edge_table(learned, true_dag, names)
+    for kind in dict.fromkeys(r.kind for r in rows):
+        st_ = EDGE_STYLES[kind]
+        lines.append(f"  // {kind}: color {st_.colour}, style {st_.dot_style}, penwidth {st_.dot_penwidth:g}")
     for v in names:
         lines.append(f"  {_q(v)};")
-    for r in edge_table(learned, true_dag, names):
-        colour, _, _, style = STYLE[r.kind]
-        attrs = [f'dir={"forward" if r.directed else "none"}', f'color="{colour}"', f"style={style}",
-                 f"tooltip={_q(r.detail)}", f"class={_q(r.kind)}"]
+    for r in rows:
+        st_ = EDGE_STYLES[r.kind]
+        tip = _q(_plain(edge_hover(r, names, evidence))).replace(NL, BSN)
+        attrs = [f'dir={"forward" if r.directed else "none"}', f'color="{st_.colour}"', f"style={st_.dot_style}",
+                 f"penwidth={st_.dot_penwidth:g}", f"tooltip={tip}", f"class={_q(r.kind)}"]
         lines.append(f"  {_q(names[r.source])} -> {_q(names[r.target])} [{', '.join(attrs)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------ pyvis
-def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_px: int = 560) -> str:
-    """Interactive (drag, hover) HTML of the learned graph; all JavaScript inlined, no CDN links."""
+def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_px: int = 560,
+               evidence: dict | None = None) -> str:
+    """Interactive (drag, hover) HTML of the learned graph; all JavaScript inlined, no CDN links.
+
+    Edges use the same colours, widths and (as dash patterns) line styles as the plotly figure; a
+    legend of the categories present is drawn under the network, and every edge's hover title says
+    its category, marks and CI evidence.
+    """
     from pyvis.network import Network
 
     names = list(names)
     xy = layered_layout(true_dag if true_dag is not None else learned)
     net = Network(height=f"{height_px}px", width="100%", directed=True, cdn_resources="in_line", heading="")
     for k, v in enumerate(names):
-        net.add_node(k, label=v, title=v, x=float(xy[k, 0] * 140), y=float(-xy[k, 1] * 110), shape="ellipse",
-                     color={"background": "#F2F2F2", "border": "#333333"})
-    for r in edge_table(learned, true_dag, names):
-        colour = STYLE[r.kind][0]
-        net.add_edge(r.source, r.target, color=colour, width=3 if r.kind != "missing" else 2,
-                     dashes=r.kind in ("missing", "false positive", "wrongly oriented"), title=f"{r.kind}: {r.detail}",
-                     arrows={"to": {"enabled": r.directed}})
-    net.set_options('{"physics": {"enabled": false}, "interaction": {"hover": true, "dragNodes": true},'
-                    ' "layout": {"randomSeed": 7}, "edges": {"smooth": false}}')
+        net.add_node(k, label=v, title=v, x=float(xy[k, 0] * 150), y=float(-xy[k, 1] * 115), shape="ellipse",
+                     color={"background": "#F2F2F2", "border": "#333333"}, font={"size": 16, "color": TEXT})
+    rows = edge_table(learned, true_dag, names)
+    for r in rows:
+        st_ = EDGE_STYLES[r.kind]
+        dashes = list(st_.vis_dashes) if st_.vis_dashes else False
+        net.add_edge(r.source, r.target, color=st_.colour, width=st_.width, dashes=dashes,
+                     title=_plain(edge_hover(r, names, evidence)), arrows={"to": {"enabled": r.directed}})
+    net.set_options('{"physics": {"enabled": false}, "interaction": {"hover": true, "dragNodes": true, '
+                    '"tooltipDelay": 150}, "layout": {"randomSeed": 7}, "edges": {"smooth": false, '
+                    '"hoverWidth": 1.5, "selectionWidth": 1.5}}')
     out = net.generate_html()
     out = re.sub(r"<link[^>]*cdn\.jsdelivr\.net[^>]*/?>", "", out, flags=re.S)
     out = re.sub(r"<script[^>]*cdn\.jsdelivr\.net[^>]*>\s*</script>", "", out, flags=re.S)
     out = out.replace("<center>\n<h1></h1>\n</center>", "")
+    # legend under the canvas (vis-network has none); line samples drawn in SVG with the same dashes
+    items = []
+    for kind in dict.fromkeys(r.kind for r in rows):
+        st_ = EDGE_STYLES[kind]
+        dash = " ".join(map(str, st_.vis_dashes)) if st_.vis_dashes else "none"
+        items.append(f'<span style="margin-right:18px;white-space:nowrap"><svg width="46" height="12" '
+                     f'aria-hidden="true"><line x1="2" y1="6" x2="44" y2="6" stroke="{st_.colour}" '
+                     f'stroke-width="{st_.width}" stroke-dasharray="{dash}"/></svg> {escape(st_.label)}</span>')
+    legend = ('<div class="edge-legend" style="font:15px Helvetica,Arial,sans-serif;color:#111;padding:6px 4px">'
+              + "".join(items) + "</div>")
+    out = out.replace("</body>", legend + "\n</body>", 1)
+    # vis-network shows a string title as text; keep its line breaks
+    out = out.replace("</head>", "<style>div.vis-tooltip{white-space:pre-line;font:14px Helvetica,Arial,sans-serif;"
+                                 "max-width:520px}</style>\n</head>", 1)
     return out
 
 

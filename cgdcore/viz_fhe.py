@@ -1,10 +1,13 @@
 """Figures of the Encrypted page: agreement per level, where the time goes, what each party holds."""
 from __future__ import annotations
 
-PALETTE = {"agree": "#0072B2", "flip": "#D55E00", "paper": "#999999"}
-PHASES = [("keygen", "key generation", "#56B4E9"), ("count", "owners count", "#009E73"),
-          ("encrypt", "owners encrypt", "#E69F00"), ("compute", "server computes", "#0072B2"),
-          ("decrypt", "key holder decrypts", "#CC79A7")]
+from cgdcore.palette import BLUE, GREEN, LIGHT_GREY, ORANGE, PURPLE, SKY, VERMILION, theme
+
+PALETTE = {"agree": BLUE, "flip": VERMILION, "paper": LIGHT_GREY}
+#: (key, label, colour, hatch): the hatch tells the stacked phases apart in greyscale
+PHASES = [("keygen", "key generation", SKY, "."), ("count", "owners count", GREEN, ""),
+          ("encrypt", "owners encrypt", ORANGE, "x"), ("compute", "server computes", BLUE, ""),
+          ("decrypt", "key holder decrypts", PURPLE, "/")]
 
 
 def agreement_figure(levels, paper: dict | None = None):
@@ -18,13 +21,14 @@ def agreement_figure(levels, paper: dict | None = None):
                 hovertemplate="%{x}: %{y:.2%} of the level's tests agree with plaintext<extra></extra>")
     if paper:
         xs = [o for o in ("order 0", "order 1")]
-        fig.add_bar(x=xs, y=[paper["level 0"], paper["level 1"]], name="paper (Table III)",
+        fig.add_bar(x=xs, y=[paper["level 0"], paper["level 1"]], name="paper (Table III, hatched)",
                     marker_color=PALETTE["paper"], marker_pattern_shape="/",
+                    marker_line=dict(color="#404040", width=1.5),
                     hovertemplate="paper, %{x}: %{y:.1%}<extra></extra>")
-    fig.update_layout(barmode="group", height=340, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="decisions agreeing with plaintext", range=[0, 1.12], tickformat=".0%"),
-                      legend=dict(orientation="h", y=1.12, x=0), font=dict(size=13))
-    return fig
+    fig.update_layout(barmode="group", height=360, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis=dict(title="decisions agreeing with plaintext", range=[0, 1.15], tickformat=".0%"),
+                      legend=dict(orientation="h", y=1.14, x=0), uniformtext_minsize=12)
+    return theme(fig, legend_below=False)
 
 
 def time_figure(seconds: dict):
@@ -32,11 +36,12 @@ def time_figure(seconds: dict):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    for key, label, colour in PHASES:
+    for key, label, colour, hatch in PHASES:
         v = float(seconds.get(key, 0.0))
         fig.add_bar(y=["run"], x=[v], name=label, orientation="h", marker_color=colour,
-                    hovertemplate=f"{label}: %{{x:.2f}} s<extra></extra>")
-    fig.update_layout(barmode="stack", height=170, margin=dict(l=10, r=10, t=10, b=10),
-                      xaxis_title="seconds", yaxis_visible=False, legend=dict(orientation="h", y=-0.6, x=0),
-                      font=dict(size=13))
-    return fig
+                    marker_pattern=dict(shape=hatch, fgcolor="#FFFFFF", size=8, solidity=0.35),
+                    marker_line=dict(color="#FFFFFF", width=1.5),
+                    hovertemplate=f"<b>{label}</b>: %{{x:.2f}} s<extra></extra>")
+    fig.update_layout(barmode="stack", height=210, margin=dict(l=10, r=10, t=10, b=10),
+                      xaxis_title="seconds", yaxis_visible=False)
+    return theme(fig, legend_y=-0.75)

@@ -3,11 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from cgdcore.palette import BLACK, BLUE, GREEN, LINE_WIDTH, MARKER_SIZE, PURPLE, VERMILION
 from cgdcore.viz_privacy import _layout
 
-#: one colour per mechanism (Okabe–Ito, colour-blind safe) and one dash per pipeline
-MECH_COLOURS = {"krr-cwise": "#E69F00", "krr-comb": "#D55E00", "geo-cwise": "#0072B2", "geo-comb": "#009E73",
-                "no noise": "#000000", "grr": "#E69F00", "oue": "#CC79A7", "olh": "#56B4E9"}
+#: one colour and one marker per mechanism (Okabe–Ito, colour-blind safe; the marker carries the
+#: mechanism in greyscale) and one dash per pipeline (naive solid, de-biased dashed, filled vs open markers)
+MECH_COLOURS = {"krr-cwise": BLUE, "krr-comb": VERMILION, "geo-cwise": GREEN, "geo-comb": PURPLE,
+                "no noise": BLACK, "grr": BLUE, "oue": VERMILION, "olh": GREEN}
+MECH_SYMBOLS = {"krr-cwise": "circle", "krr-comb": "square", "geo-cwise": "diamond", "geo-comb": "triangle-up",
+                "grr": "circle", "oue": "square", "olh": "diamond"}
 PIPELINE_DASH = {"naive": "solid", "de-biased": "dash", "no noise": "dot"}
 
 
@@ -30,10 +34,12 @@ def distortion_figure(rows: list[dict]):
 
     names = [r["variable"] for r in rows]
     fig = go.Figure(go.Bar(x=names, y=[r["privatised"] for r in rows], name="privatised reports",
-                           marker_color="#D55E00"))
+                           marker_color=VERMILION,
+                           hovertemplate="<b>privatised reports</b><br>%{x}: total variation %{y:.4f}<extra></extra>"))
     if any(r["de-biased"] is not None for r in rows):
-        fig.add_bar(x=names, y=[r["de-biased"] for r in rows], name="channel-inverted estimate",
-                    marker_color="#0072B2", marker_pattern_shape="/")
+        fig.add_bar(x=names, y=[r["de-biased"] for r in rows], name="channel-inverted estimate (hatched)",
+                    marker_color=BLUE, marker_pattern_shape="/",
+                    hovertemplate="<b>channel-inverted estimate</b><br>%{x}: total variation %{y:.4f}<extra></extra>")
     fig.update_yaxes(title="total variation from the clean marginal", rangemode="tozero")
     return _layout(fig, height=320, barmode="group", title="Marginal distortion per column")
 
@@ -57,17 +63,23 @@ def utility_figure(rows: list[dict], metric: str = "skeleton_f1"):
     for (mech, pipe), by_level in sorted(_summary(rows, metric).items()):
         if mech == "no noise":
             vals = [v for vs in by_level.values() for v in vs]
-            fig.add_hline(y=float(np.mean(vals)), line_dash="dot", line_color="#000000",
-                          annotation_text="no noise (discretised)", annotation_position="top left")
+            y0 = float(np.mean(vals))
+            fig.add_hline(y=y0, line_dash="dot", line_color=BLACK, line_width=LINE_WIDTH,
+                          annotation_text=f"no noise (discretised): {y0:.3g}", annotation_position="top left")
+            if ticks:  # the same line as a trace, so it hovers and is in the legend
+                fig.add_scatter(x=[ticks[0], ticks[-1]], y=[y0, y0], mode="lines", name="no noise (discretised)",
+                                line={"color": BLACK, "dash": "dot", "width": LINE_WIDTH},
+                                hovertemplate=f"<b>no noise (discretised)</b><br>{label} {y0:.3f}<extra></extra>")
             continue
         levels = sorted(by_level)
         mean = np.array([np.mean(by_level[x]) for x in levels])
         sd = np.array([np.std(by_level[x]) for x in levels])
         colour = MECH_COLOURS.get(mech, "#555555")
+        symbol = MECH_SYMBOLS.get(mech, "circle") + ("" if pipe == "naive" else "-open")
         fig.add_scatter(x=levels, y=mean, mode="lines+markers", name=f"{mech} · {pipe}",
-                        line={"color": colour, "dash": PIPELINE_DASH[pipe]},
-                        marker={"symbol": "circle" if pipe == "naive" else "diamond"},
-                        error_y={"type": "data", "array": sd, "visible": True, "thickness": 1},
+                        line={"color": colour, "dash": PIPELINE_DASH[pipe], "width": LINE_WIDTH},
+                        marker={"symbol": symbol, "size": MARKER_SIZE + 1, "line": {"color": colour, "width": 2}},
+                        error_y={"type": "data", "array": sd, "visible": True, "thickness": 1.5},
                         hovertemplate=f"{mech} · {pipe}<br>P = %{{x}}<br>{label} %{{y:.3f}} ± %{{error_y.array:.3f}}"
                                       "<extra></extra>")
     fig.update_xaxes(title="privacy level P = chance of guessing a whole record (higher = less private)",
@@ -83,10 +95,16 @@ def frequency_figure(rows: list[dict]):
     for name in dict.fromkeys(r["oracle"] for r in rows):
         rs = [r for r in rows if r["oracle"] == name]
         c = MECH_COLOURS.get(name, "#555555")
+        sym = MECH_SYMBOLS.get(name, "circle")
         fig.add_scatter(x=[r["epsilon"] for r in rs], y=[r["mse"] for r in rs], mode="markers", name=f"{name} measured",
-                        marker={"color": c, "size": 9})
-        fig.add_scatter(x=[r["epsilon"] for r in rs], y=[r["theory"] for r in rs], mode="lines",
-                        name=f"{name} theory", line={"color": c, "dash": "dash"})
+                        marker={"color": c, "size": MARKER_SIZE + 2, "symbol": sym},
+                        hovertemplate=f"<b>{name} measured</b><br>ε = %{{x:.3g}}<br>MSE of f̂ = %{{y:.3g}}"
+                                      "<extra></extra>")
+        fig.add_scatter(x=[r["epsilon"] for r in rs], y=[r["theory"] for r in rs], mode="lines+markers",
+                        name=f"{name} theory (dashed)", line={"color": c, "dash": "dash", "width": LINE_WIDTH},
+                        marker={"color": c, "size": MARKER_SIZE + 6, "symbol": f"{sym}-open", "line": {"width": 2}},
+                        hovertemplate=f"<b>{name} theory</b><br>ε = %{{x:.3g}}<br>predicted MSE = %{{y:.3g}}"
+                                      "<extra></extra>")
     fig.update_xaxes(title="ε", type="log")
     fig.update_yaxes(title="mean squared error of f̂", type="log")
     return _layout(fig, height=360, title="Frequency oracles: measured MSE vs Wang et al. (2017) Eq. 3")

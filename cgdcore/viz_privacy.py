@@ -1,7 +1,9 @@
 """Plotly figures about privacy: noise against thresholds, ledger totals, budget plans, bounds.
 
 Pure functions of results and parameters (plotly imported lazily); the pages only place them.
-Colours: Okabe–Ito, as in :mod:`cgdcore.viz`.
+Colours, dashes, markers and font sizes come from :mod:`cgdcore.palette` (Okabe–Ito; every curve
+differs from its neighbours in dash and marker as well as colour; every point has hover text with
+its series, x and y).
 """
 from __future__ import annotations
 
@@ -9,18 +11,36 @@ import math
 
 import numpy as np
 
-BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY, GREY = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
-                                                      "#56B4E9", "#999999")
+# ORANGE, PURPLE and SKY are re-exported for older callers
+from cgdcore.palette import (BLACK, BLUE, DARK_GREY, GREEN, GREY, ORANGE, PURPLE, SKY, VERMILION,  # noqa: F401
+                              line, marker, rgba, theme)
 
 __all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "releases_per_order_figure", "objective_figure",
            "curate_plan_figure", "lemma1_figure", "privpc_scales_figure", "composition_figure"]
 
 
 def _layout(fig, height=340, **kw):
-    """Shared look: legend under the plot (so it never collides with the title)."""
-    fig.update_layout(height=height + 60, margin=dict(l=10, r=10, t=50 if "title" in kw else 20, b=10),
-                      legend=dict(orientation="h", yanchor="top", y=-0.22, x=0), **kw)
-    return fig
+    """Shared look: projector-size type (:func:`cgdcore.palette.theme`), legend under the plot (so it
+    never collides with the title), below the x-axis title."""
+    fig.update_layout(height=height + 80, margin=dict(l=10, r=10, t=56 if "title" in kw else 24, b=10), **kw)
+    # after the titles: a title given as a string replaces the whole title object, font included
+    return theme(fig, legend_y=-0.2 - 40 / max(height, 200))
+
+
+def _curve(x, y, name: str, i: int, x_label: str, y_label: str, *, dash: str | None = None, fmt: str = ".4~g",
+           n_markers: int = 12, **kw):
+    """A smooth curve in series style ``i`` (colour, dash, marker) with a few markers so it reads
+    in greyscale, and hover "series / x / y" with units."""
+    import plotly.graph_objects as go
+
+    ln = line(i)
+    if dash is not None:
+        ln["dash"] = dash
+    return go.Scatter(x=x, y=y, mode="lines+markers", name=name, line=ln,
+                      marker=marker(i, maxdisplayed=n_markers),
+                      hovertemplate=f"<b>{name}</b><br>{x_label} = %{{x:.3~g}}<br>{y_label} = %{{y:{fmt}}}"
+                                    "<extra></extra>",
+                      **kw)
 
 
 def noise_rows(trace, alpha: float, names) -> list[dict]:
@@ -55,19 +75,25 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
     hover = [f"{r['x']} ⟂ {r['y']} | {r['S']}<br>order {r['order']}, stage {r['stage']}<br>true p {r['true p']:.4g}"
              f"<br>noisy {r['noisy']:.4g} vs threshold {r['threshold']:.4g}<br>private: {r['private decision']}"
              f"<br>non-private: {r['non-private decision']}" for r in rows]
-    fig.add_trace(go.Scatter(x=idx, y=[r["true p"] for r in rows], mode="markers", name="true p-value",
-                             marker=dict(color=BLUE, size=5), hovertext=hover, hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=idx, y=[r["noisy"] for r in rows], mode="markers", name="noisy value compared",
-                             marker=dict(color=ORANGE, size=5, symbol="diamond"), hovertext=hover, hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=idx, y=[r["threshold"] for r in rows], mode="lines", name="threshold used",
-                             line=dict(color=GREY, width=1, shape="hv"), hoverinfo="skip"))
+    small = 7 if len(rows) > 300 else 9
+    fig.add_trace(go.Scatter(x=idx, y=[r["true p"] for r in rows], mode="markers", name="true p-value (circles)",
+                             marker=dict(color=BLUE, size=small, symbol="circle"), hovertext=["true p-value<br>" + h
+                             for h in hover], hoverinfo="text"))
+    fig.add_trace(go.Scatter(x=idx, y=[r["noisy"] for r in rows], mode="markers",
+                             name="noisy value compared (diamonds)",
+                             marker=dict(color=VERMILION, size=small, symbol="diamond"),
+                             hovertext=["noisy value compared<br>" + h for h in hover], hoverinfo="text"))
+    fig.add_trace(go.Scatter(x=idx, y=[r["threshold"] for r in rows], mode="lines", name="threshold used (grey steps)",
+                             line=dict(color=GREY, width=2.5, shape="hv"),
+                             hovertemplate="threshold used by test %{x}: %{y:.4g}<extra></extra>"))
     flips = [r for r in rows if r["flipped"]]
     if flips:
         fig.add_trace(go.Scatter(x=[r["test"] for r in flips], y=[r["noisy"] for r in flips], mode="markers",
-                                 name=f"decision flipped by noise ({len(flips)})",
-                                 marker=dict(color="rgba(0,0,0,0)", size=13, line=dict(color=VERMILION, width=2)),
-                                 hoverinfo="skip"))
-    fig.add_hline(y=alpha, line=dict(color=GREEN, dash="dash", width=1),
+                                 name=f"decision flipped by noise ({len(flips)}, black rings)",
+                                 marker=dict(color="rgba(0,0,0,0)", size=small + 9, line=dict(color=BLACK, width=2.5)),
+                                 hovertext=["<b>decision flipped by the noise</b><br>" + h for h, r in zip(hover, rows)
+                                            if r["flipped"]], hoverinfo="text"))
+    fig.add_hline(y=alpha, line=dict(color=GREEN, dash="dash", width=2.5),
                   annotation_text=f"α = {alpha:g}", annotation_position="top left")
     lo = min(min(r["noisy"] for r in rows), 0.0)
     hi = max(max(r["noisy"] for r in rows), 1.0)
@@ -88,13 +114,19 @@ def ledger_totals_figure(accounting: dict, headline: str, with_title: bool = Tru
     pattern = ["" if accounting[k]["valid"] else "/" for k in names]
     hover = [f"{k}: ε = {accounting[k]['epsilon']:.4g}, δ = {accounting[k]['delta']:.3g}<br>{accounting[k]['note']}"
              for k in names]
+    text = [f"{e:.3g}" + (" (headline)" if k == headline else "") for k, e in zip(names, eps)]
+    # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
-                           hovertext=hover, hoverinfo="text", text=[f"{e:.3g}" for e in eps], textposition="auto"))
+                           hovertext=hover, hoverinfo="text", text=text, textposition="outside", cliponaxis=False,
+                           name="total ε", textfont=dict(size=14, color="#111111")))
     fig.update_yaxes(autorange="reversed")
-    pos = [e for e in eps if e > 0]
+    pos = [e for e in eps if e > 0 and math.isfinite(e)]
     if pos and max(pos) / min(pos) > 30:
-        fig.update_xaxes(type="log", dtick=1)
-    return _layout(fig, height=70 + 38 * len(names), xaxis_title="total ε of the run" + (" (log scale)" if pos and
+        lo, hi = math.log10(min(pos)), math.log10(max(pos))
+        fig.update_xaxes(type="log", dtick=1, range=[lo - 0.3, hi + 0.25 * (hi - lo) + 0.3])
+    elif pos:
+        fig.update_xaxes(range=[0, max(pos) * 1.45])
+    return _layout(fig, height=70 + 40 * len(names), xaxis_title="total ε of the run" + (" (log scale)" if pos and
                    max(pos) / min(pos) > 30 else ""),
                    **({"title": "Total ε by rule — dark orange: headline; hatched: comparison only"}
                       if with_title else {}))
@@ -104,7 +136,7 @@ def releases_per_order_figure(per_order: list[dict]):
     import plotly.graph_objects as go
 
     orders = ["—" if r["order"] is None else str(r["order"]) for r in per_order]
-    fig = go.Figure(go.Bar(x=orders, y=[r["epsilon"] for r in per_order], marker_color=BLUE,
+    fig = go.Figure(go.Bar(x=orders, y=[r["epsilon"] for r in per_order], marker_color=BLUE, name="Σ ε per order",
                            customdata=[r["releases"] for r in per_order],
                            hovertemplate="order %{x}: %{customdata} releases, Σε = %{y:.4g}<extra></extra>"))
     fig.update_xaxes(type="category")
@@ -117,17 +149,18 @@ def curate_plan_figure(plans: list[dict], spent: dict[int, float]):
     import plotly.graph_objects as go
 
     fig = go.Figure()
-    palette = [SKY, BLUE, GREEN, ORANGE, PURPLE, VERMILION, GREY]
     for k, p in enumerate(plans):
-        fig.add_trace(go.Scatter(x=p["orders"], y=p["planned"], mode="lines+markers",
-                                 name=f"plan made before order {p['order']} (ε left {p['remaining']:.3g}, "
-                                      f"{p['edges']} edges)",
-                                 line=dict(color=palette[k % len(palette)], dash="dot"),
-                                 hovertemplate="order %{x}: planned ε per test %{y:.4g}<extra></extra>"))
+        # every plan dotted (the page says so); plans differ in colour and marker
+        name = f"plan made before order {p['order']} (ε left {p['remaining']:.3g}, {p['edges']} edges)"
+        fig.add_trace(go.Scatter(x=p["orders"], y=p["planned"], mode="lines+markers", name=name,
+                                 line=line(k, dash="dot"), marker=marker(k, size=11),
+                                 hovertemplate=f"<b>plan made before order {p['order']}</b><br>order %{{x}}: "
+                                               "planned ε per test %{y:.4g}<extra></extra>"))
     if spent:
         xs = sorted(spent)
         fig.add_trace(go.Bar(x=xs, y=[spent[o] for o in xs], name="ε per test actually used",
-                             marker_color="rgba(213,94,0,0.45)",
+                             marker=dict(color=rgba(DARK_GREY, 0.18), pattern_shape="/",
+                                         pattern_fgcolor=DARK_GREY, line=dict(color=DARK_GREY, width=1.5)),
                              hovertemplate="order %{x}: used ε per test %{y:.4g}<extra></extra>"))
     vals = [v for p in plans for v in p["planned"] if v > 0] + [v for v in spent.values() if v > 0]
     if vals and max(vals) / min(vals) > 30:
@@ -148,12 +181,14 @@ def lemma1_figure(T: float, beta1: float, beta2: float, sensitivity: float, c1: 
     exact1 = keep_probability(f_hi, eps, T, beta1, beta2, sensitivity)
     exact2 = 1 - keep_probability(f_lo, eps, T, beta1, beta2, sensitivity)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=eps, y=q1, name="Lemma 1 bound q⁽¹⁾ (Type I)", line=dict(color=BLUE)))
-    fig.add_trace(go.Scatter(x=eps, y=q2, name="Lemma 1 bound q⁽²⁾ (Type II)", line=dict(color=ORANGE)))
-    fig.add_trace(go.Scatter(x=eps, y=exact1, name=f"exact P[keep] at p = {f_hi:.3g}",
-                             line=dict(color=BLUE, dash="dash")))
-    fig.add_trace(go.Scatter(x=eps, y=exact2, name=f"exact P[delete] at p = {f_lo:.3g}",
-                             line=dict(color=ORANGE, dash="dash")))
+    # bounds solid, exact probabilities dashed (the page says so); Type I / II differ in colour and marker
+    xl, yl = "ε of one CI test", "error probability"
+    fig.add_trace(_curve(eps, q1, "Lemma 1 bound q⁽¹⁾ (Type I)", 0, xl, yl, dash="solid"))
+    fig.add_trace(_curve(eps, q2, "Lemma 1 bound q⁽²⁾ (Type II)", 1, xl, yl, dash="solid"))
+    fig.add_trace(_curve(eps, exact1, f"exact P[keep] at p = {f_hi:.3g}", 0, xl, yl, dash="dash"))
+    fig.add_trace(_curve(eps, exact2, f"exact P[delete] at p = {f_lo:.3g}", 1, xl, yl, dash="dash"))
+    fig.data[2].marker.symbol = "circle-open"
+    fig.data[3].marker.symbol = "square-open"
     fig.update_xaxes(type="log", dtick=1)
     return _layout(fig, height=380, xaxis_title="ε of one CI test", yaxis_title="error probability",
                    title="CURATE Lemma 1: relative error bounds vs exact probabilities")
@@ -169,8 +204,8 @@ def objective_figure(T, beta1, beta2, sensitivity, orders: int = 3, c1=1.0, c2=1
     uniform = [surrogate_error(np.full(orders, e), T, beta1, beta2, sensitivity, c1, c2) for e in eps]
     first = [surrogate_error(np.r_[e, np.zeros(orders - 1)], T, beta1, beta2, sensitivity, c1, c2) for e in eps]
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=eps, y=uniform, name=f"same ε for all {orders} orders", line=dict(color=GREEN)))
-    fig.add_trace(go.Scatter(x=eps, y=first, name="ε on order 0 only", line=dict(color=PURPLE, dash="dash")))
+    fig.add_trace(_curve(eps, uniform, f"same ε for all {orders} orders", 0, "ε per test", "objective (2)"))
+    fig.add_trace(_curve(eps, first, "ε on order 0 only", 1, "ε per test", "objective (2)"))
     fig.update_xaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="ε per test", yaxis_title="objective (2)",
                    title="CURATE objective (2): Π q⁽¹⁾ + 1 − Π(1 − q⁽²⁾)")
@@ -192,13 +227,15 @@ def privpc_scales_figure(n: int, c1: float = 6.0, sided: str = "one"):
     eps_s = np.array([sieve_epsilon(e, n, mm) for e, mm in zip(eps, m)])
     sub = sens * np.sqrt(n / m)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("sub-sampling rate m/n", "noise scale (p-value units)"))
-    fig.add_trace(go.Scatter(x=eps, y=1 / ratio, name="optimal m/n", line=dict(color=BLUE)), 1, 1)
-    fig.add_trace(go.Scatter(x=eps, y=2 * sub / eps_s, name="threshold Lap(2Δₘ/ε′)", line=dict(color=GREEN)), 1, 2)
-    fig.add_trace(go.Scatter(x=eps, y=4 * sub / eps_s, name="sieve Lap(4Δₘ/ε′)", line=dict(color=ORANGE)), 1, 2)
-    fig.add_trace(go.Scatter(x=eps, y=2 * sens / eps, name="examine Lap(2Δ/ε)", line=dict(color=VERMILION)), 1, 2)
+    xl = "per-round ε"
+    fig.add_trace(_curve(eps, 1 / ratio, "optimal m/n", 0, xl, "sub-sampling rate m/n"), 1, 1)
+    yl = "noise scale (p-value units)"
+    fig.add_trace(_curve(eps, 2 * sub / eps_s, "threshold Lap(2Δₘ/ε′)", 1, xl, yl), 1, 2)
+    fig.add_trace(_curve(eps, 4 * sub / eps_s, "sieve Lap(4Δₘ/ε′)", 2, xl, yl), 1, 2)
+    fig.add_trace(_curve(eps, 2 * sens / eps, "examine Lap(2Δ/ε)", 3, xl, yl), 1, 2)
     fig.update_xaxes(type="log", dtick=1, title_text="per-round ε")
     fig.update_yaxes(type="log", dtick=1, row=1, col=2)
-    return _layout(fig, height=360)
+    return _layout(fig, height=380)
 
 
 def composition_figure(eps0: float, delta: float, k_max: int = 2000):
@@ -211,10 +248,11 @@ def composition_figure(eps0: float, delta: float, k_max: int = 2000):
     basic = ks * eps0
     adv = np.array([advanced_composition_homogeneous(int(k), eps0, delta)[0] for k in ks])
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ks, y=basic, name="basic kε₀", line=dict(color=BLUE)))
-    fig.add_trace(go.Scatter(x=ks, y=adv, name="advanced (Dwork–Roth 3.20)", line=dict(color=ORANGE)))
-    fig.add_trace(go.Scatter(x=ks, y=np.minimum(basic, adv), name="min of the two (valid)",
-                             line=dict(color=VERMILION, dash="dot", width=3)))
+    xl, yl = "releases k", "total ε"
+    fig.add_trace(_curve(ks, basic, "basic kε₀", 0, xl, yl, fmt=".4~g"))
+    fig.add_trace(_curve(ks, adv, "advanced (Dwork–Roth 3.20)", 1, xl, yl))
+    fig.add_trace(_curve(ks, np.minimum(basic, adv), "min of the two (valid)", 2, xl, yl))
+    fig.data[-1].line.width = 4
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="number of releases k", yaxis_title="total ε",

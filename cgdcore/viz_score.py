@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from cgdcore.viz_privacy import BLUE, GREEN, ORANGE, PURPLE, VERMILION, _layout
+from cgdcore.palette import BLUE, GREEN, PURPLE, VERMILION
+from cgdcore.viz_privacy import _curve, _layout
 
 __all__ = ["weights_figure", "convergence_figure", "schedules_figure", "iterations_figure"]
 
 SCHEME_COLOURS = {"additive": BLUE, "exponential": GREEN, "multiplicative": VERMILION, "geometric": PURPLE}
+#: series index in :data:`cgdcore.palette.SERIES` per schedule: colour, dash and marker together
+SCHEME_SERIES = {"additive": 0, "multiplicative": 1, "exponential": 2, "geometric": 3}
 
 
 def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: float):
@@ -37,7 +40,6 @@ def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: 
 
 def convergence_figure(trace: list[dict], private: bool):
     """Loss, acyclicity h(W) and (private runs) cumulative ε per iteration/release."""
-    import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     x = [t.get("release", t.get("iteration")) for t in trace]
@@ -45,14 +47,14 @@ def convergence_figure(trace: list[dict], private: bool):
     titles = ["loss ℓ(W)" + (" — evaluated on the data for teaching, never released" if private else ""),
               "acyclicity h(W) (log scale)"] + (["ε spent (basic, cumulative)"] if private else [])
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, subplot_titles=titles, vertical_spacing=0.08)
+    xl = "noisy gradient release" if private else "outer iteration"
     if trace and "loss" in trace[0]:
-        fig.add_trace(go.Scatter(x=x, y=[t["loss"] for t in trace], name="loss", line=dict(color=BLUE)), 1, 1)
-    fig.add_trace(go.Scatter(x=x, y=[max(t["h"], 1e-16) for t in trace], name="h(W)", line=dict(color=ORANGE)),
-                  2, 1)
+        fig.add_trace(_curve(x, [t["loss"] for t in trace], "loss ℓ(W)", 0, xl, "loss"), 1, 1)
+    fig.add_trace(_curve(x, [max(t["h"], 1e-16) for t in trace], "acyclicity h(W)", 1, xl, "h(W)", fmt=".3~g"), 2, 1)
     fig.update_yaxes(type="log", row=2, col=1)
     if private:
-        fig.add_trace(go.Scatter(x=x, y=[t["epsilon_spent"] for t in trace], name="ε spent",
-                                 line=dict(color=VERMILION)), 3, 1)
+        fig.add_trace(_curve(x, [t["epsilon_spent"] for t in trace], "ε spent (basic, cumulative)", 2, xl, "ε"),
+                      3, 1)
     fig.update_xaxes(title_text="noisy gradient release" if private else "outer iteration", row=rows, col=1)
     return _layout(fig, height=200 * rows + 60)
 
@@ -69,8 +71,8 @@ def schedules_figure(eps_total: float, eps0: float, ratio: float = 1.05):
             I, eps = fitted_schedule(kind, eps_total, eps0, ratio)
         except Exception:  # noqa: BLE001 - a schedule that fits no iteration is simply not drawn
             continue
-        fig.add_trace(go.Scatter(x=np.arange(I), y=eps, mode="lines", name=f"{kind} (I = {I}, Σ = {eps.sum():.3g})",
-                                 line=dict(color=SCHEME_COLOURS[kind])))
+        fig.add_trace(_curve(np.arange(I), eps, f"{kind} (I = {I}, Σ = {eps.sum():.3g})", SCHEME_SERIES[kind],
+                             "iteration k", "ε_k", fmt=".3~g"))
     fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=360, xaxis_title="iteration k", yaxis_title="ε_k",
                    title=f"Per-iteration budgets at ε_total = {eps_total:g}, ε0 = {eps0:g}")
@@ -86,7 +88,7 @@ def iterations_figure(eps0: float, ratio: float = 1.05):
     fig = go.Figure()
     for kind in SCHEDULES:
         ys = [max(lemma2_iterations(kind, t, eps0, ratio), 0.0) for t in totals]
-        fig.add_trace(go.Scatter(x=totals, y=ys, mode="lines", name=kind, line=dict(color=SCHEME_COLOURS[kind])))
+        fig.add_trace(_curve(totals, ys, kind, SCHEME_SERIES[kind], "ε_total", "iterations I", fmt=".4~g"))
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="iterations I (Lemma 2)",

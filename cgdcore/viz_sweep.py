@@ -1,8 +1,9 @@
 """Plotly figures of the Trade-off page: privacy-utility curves, CI tests and run time vs ε, and
 paper-vs-ours bars, from the tidy sweep table (``cgdcore.experiments``).
 
-Every algorithm has an Okabe–Ito colour and its own dash and marker, so curves stay apart in
-grey-scale and for colour-blind readers; bands are mean ± sd over repetitions.
+Every algorithm has an Okabe–Ito colour and its own dash and marker (:data:`cgdcore.palette.SERIES`),
+so curves stay apart in grey-scale and for colour-blind readers; bands are mean ± sd over
+repetitions; every point and reference line has hover text.
 """
 from __future__ import annotations
 
@@ -10,16 +11,14 @@ import math
 
 import numpy as np
 
+from cgdcore.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
 from cgdcore.viz_privacy import _layout
 
 __all__ = ["METRICS", "style", "curves_figure", "bars_figure", "figure_html"]
 
 METRICS = {"skeleton_f1": "skeleton F1", "arc_f1": "arc F1 (CPDAG, the papers' metric)", "shd": "SHD (CPDAG)",
            "n_ci_tests": "CI tests per run", "seconds": "seconds per run"}
-_COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#999999"]
-_REFERENCE = "#000000"  # non-private reference lines: black, dotted
-_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
-_MARKERS = ["circle", "square", "diamond", "triangle-up", "x", "star", "cross", "pentagon"]
+_REFERENCE = BLACK  # non-private reference lines: black, dotted
 _FIXED = {"priv-pc": 0, "svt-pc": 1, "em-pc": 2, "curate": 3, "laplace-pc": 4, "noleaks": 5, "curate-score": 6}
 
 
@@ -32,14 +31,12 @@ def style(algorithms: list[str]) -> dict[str, dict]:
             while free in _FIXED.values():
                 free += 1
             i, free = free, free + 1
-        out[a] = {"color": _COLOURS[i % len(_COLOURS)], "dash": _DASHES[i % len(_DASHES)],
-                  "symbol": _MARKERS[i % len(_MARKERS)]}
+        s = SERIES[i % len(SERIES)]
+        out[a] = {"color": s.colour, "dash": s.dash, "symbol": s.symbol}
     return out
 
 
-def _rgba(hex_colour: str, a: float) -> str:
-    h = hex_colour.lstrip("#")
-    return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{a})"
+_rgba = rgba
 
 
 def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, float] | None = None,
@@ -65,17 +62,26 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
     for k, ds in enumerate(datasets):
         r, c = k // cols + 1, k % cols + 1
         sub = summary[summary["dataset"] == ds]
+        xs_priv = sub["x"][np.isfinite(sub["x"]) & (sub["x"] > 0)] if "x" in sub else []
+        if x_range is not None and len(xs_priv):
+            xs_priv = xs_priv[(xs_priv >= x_range[0]) & (xs_priv <= x_range[1])]
         for algo, g in sub.groupby("algorithm", sort=False):
             st = styles[algo]
             show = algo not in seen
             seen.add(algo)
             if (g["epsilon_kind"] == "none").all():
                 y = float(g[mean].iloc[0])
-                fig.add_scatter(x=[None], y=[None], mode="lines", name=f"{algo} (non-private)", legendgroup=algo,
-                                showlegend=show, line={"color": _REFERENCE, "dash": "dot"}, row=r, col=c)
-                fig.add_hline(y=y, line_dash="dot", line_color=_REFERENCE, row=r, col=c,
+                # the reference as a real trace across the panel's ε range, so it hovers; without private
+                # points in the panel there is no range, and the legend entry has no points
+                xr = [float(np.min(xs_priv)), float(np.max(xs_priv))] if len(xs_priv) else [None]
+                yr = [y, y] if len(xs_priv) else [None]
+                fig.add_scatter(x=xr, y=yr, mode="lines", name=f"{algo} (non-private)", legendgroup=algo,
+                                showlegend=show, line={"color": _REFERENCE, "dash": "dot", "width": LINE_WIDTH},
+                                hovertemplate=f"<b>{algo}</b> (non-private) on {ds}<br>{METRICS.get(metric, metric)} "
+                                              f"{y:.3f}<extra></extra>", row=r, col=c)
+                fig.add_hline(y=y, line_dash="dot", line_color=_REFERENCE, line_width=LINE_WIDTH, row=r, col=c,
                               annotation_text=f"{algo} {y:.3g}", annotation_position="bottom right",
-                              annotation_font_size=11)
+                              annotation_font_size=FONT_SIZE)
                 continue
             g = g[np.isfinite(g["x"]) & (g["x"] > 0)].sort_values("x")
             if x_range is not None:
@@ -90,7 +96,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
             fig.add_scatter(
                 x=x, y=m, mode="lines+markers", name=algo, legendgroup=algo, showlegend=show,
                 line={"color": st["color"], "dash": st["dash"], "width": 2.5},
-                marker={"symbol": st["symbol"], "size": 8, "color": st["color"]},
+                marker={"symbol": st["symbol"], "size": 9, "color": st["color"]},
                 customdata=np.c_[g["epsilon"].to_numpy(), s, g["reps"].to_numpy()],
                 hovertemplate=(f"<b>{algo}</b> on {ds}<br>requested ε %{{customdata[0]:.3g}}<br>{x_label} "
                                f"%{{x:.3g}}<br>{METRICS.get(metric, metric)} %{{y:.3f}} ± %{{customdata[1]:.3f}}"
@@ -110,13 +116,15 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                                       "line": {"width": 3, "color": st["color"]}},
                             hovertemplate=f"paper's reported value for {p['algorithm']} on {ds}: "
                                           "%{y:.4g}<extra></extra>", row=r, col=c)
-    fig.update_xaxes(type="log", dtick=1, title_text=x_label, title_font_size=12)  # ticks at powers of 10
+    fig.update_xaxes(type="log", dtick=1, title_text=x_label)  # ticks at powers of 10
     if log_y:
-        fig.update_yaxes(type="log")
-    fig.update_yaxes(title_text=METRICS.get(metric, metric), col=1, title_font_size=12)
+        fig.update_yaxes(type="log", dtick=1)  # labels only at powers of ten: plotly draws the 2s and 5s small
+    fig.update_yaxes(title_text=METRICS.get(metric, metric), col=1)
     if metric in ("skeleton_f1", "arc_f1"):
         fig.update_yaxes(range=[-0.03, 1.05])
-    return _layout(fig, height=330 * rows, title=title or f"{METRICS.get(metric, metric)} vs {x_label}")
+    _layout(fig, height=340 * rows, title=title or f"{METRICS.get(metric, metric)} vs {x_label}")
+    fig.update_xaxes(title_font_size=AXIS_TITLE_SIZE)
+    return fig
 
 
 def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y: bool = False,

@@ -42,5 +42,5 @@ else:
     from cgdcore import viz
 
     st.caption(f"Ground truth: {ds.truth_name} — {int(ds.truth.sum())} arcs over {ds.d} variables.")
-    st.plotly_chart(viz.graph_figure(ds.truth, None, ds.variables, title_learned="True DAG"), key="truth_graph",
-                    width="stretch")
+    st.plotly_chart(viz.graph_figure(ds.truth, None, ds.variables, title_learned="True DAG", edge_kind="true"),
+                    key="truth_graph", width="stretch")

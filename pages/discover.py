@@ -258,7 +258,8 @@ for note in res.notes:
         st.caption(f":material/info: {note}")
 
 rows = viz.edge_table(res.cpdag, truth, names)
-fig = viz.graph_figure(res.cpdag, truth, names)
+evidence = viz.edge_evidence(res.result, names)
+fig = viz.graph_figure(res.cpdag, truth, names, evidence=evidence)
 st.plotly_chart(fig, key="graph", width="stretch", config={"displaylogo": False})
 
 tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
@@ -313,8 +314,9 @@ if pv:
     with tab_noise:
         nrows = vp.noise_rows(res.result.trace, float(alpha), names)
         flipped = sum(r["flipped"] for r in nrows)
-        st.caption(f"Each dot is one CI test in the order PC asked it: its **true** p-value (blue), the **noisy** "
-                   f"value the mechanism compared (orange) and the threshold it was compared with (grey). Circled: "
+        st.caption(f"Each dot is one CI test in the order PC asked it: its **true** p-value (blue circles), the "
+                   f"**noisy** value the mechanism compared (vermilion diamonds) and the threshold it was compared "
+                   f"with (grey steps). Ringed in black: "
                    f"the {flipped} decisions out of {len(nrows)} that differ from the non-private test p ≥ α.")
         if nrows:
             st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha)), key="noise_fig", width="stretch")
@@ -330,7 +332,7 @@ if pv:
 
 with tab_int:
     st.caption("Drag nodes to rearrange; hover an edge for its category and details.")
-    st.iframe(viz.pyvis_html(res.cpdag, truth, names), height=600, alt="Interactive learned graph")
+    st.iframe(viz.pyvis_html(res.cpdag, truth, names, evidence=evidence), height=640, alt="Interactive learned graph")
 
 with tab_order:
     per = res.result.tests_per_order
@@ -379,8 +381,8 @@ with tab_edges:
                        on_click="ignore", key="dl_csv", icon=":material/download:")
     d2.download_button("Result (JSON)", json.dumps(res.to_json(), indent=2), "result.json", "application/json",
                        on_click="ignore", key="dl_json", icon=":material/download:")
-    d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names), "graph.dot", "text/vnd.graphviz",
-                       on_click="ignore", key="dl_dot", icon=":material/download:")
+    d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names, evidence=evidence), "graph.dot",
+                       "text/vnd.graphviz", on_click="ignore", key="dl_dot", icon=":material/download:")
 
 with tab_data:
     import numpy as np
