@@ -7,6 +7,7 @@ st.set_page_config(page_title="Private causal discovery", page_icon="🕸️", l
 pages = [
     st.Page("pages/discover.py", title="Discover", icon=":material/hub:", default=True),
     st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    st.Page("pages/demo.py", title="Demo", icon=":material/co_present:", url_path="demo"),
     st.Page("pages/budget.py", title="Budget", icon=":material/savings:", url_path="budget"),
     st.Page("pages/score.py", title="Score", icon=":material/show_chart:", url_path="score"),
     st.Page("pages/local.py", title="Local privacy", icon=":material/shield_person:", url_path="local"),

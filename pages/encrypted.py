@@ -1,11 +1,10 @@
 """Encrypted federated PC: owners' counts under CKKS, the χ²/G² circuit on the server, and the DP variant."""
 import threading
-from collections import OrderedDict
 
 import streamlit as st
 
 from cgdcore.fhe.protocol import MODES
-from ui.common import checked_url_settings, explain, load_dataset, route_through_app, user_errors
+from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
 
 route_through_app()
 
@@ -27,33 +26,6 @@ DP_HELP = {"none": "no DP (encryption only)",
 def _one_encrypted_run_at_a_time():
     """SEAL is single-threaded and an encrypted level takes GBs: sessions queue for it."""
     return threading.Lock()
-
-
-@st.cache_resource(show_spinner=False)
-def _finished_runs() -> dict:
-    """Finished runs by their full settings (seed included), shared by all sessions, the 8 most recent kept.
-
-    Not ``run_cached``: Streamlit's caches record what a cached call draws and replay it on the next hit, and the
-    status lines a run writes go to a placeholder created outside the call, which cannot be replayed — the second
-    request for the same settings failed with CacheReplayClosureError.
-    """
-    return {"lock": threading.Lock(), "runs": OrderedDict()}
-
-
-def _run_once(key, **kwargs):
-    from cgdcore.discover import discover
-
-    store = _finished_runs()
-    with store["lock"]:
-        if key in store["runs"]:
-            store["runs"].move_to_end(key)
-            return store["runs"][key]
-    res = discover(**kwargs)
-    with store["lock"]:
-        store["runs"][key] = res
-        while len(store["runs"]) > 8:
-            store["runs"].popitem(last=False)
-    return res
 
 
 st.title("Encrypted federated PC")
@@ -173,8 +145,11 @@ if go:
                 line.write("Waiting for another session's encrypted run to finish…")
                 lock.acquire()
             try:
-                res = _run_once(key, dataset=ds, algo="fhe-pc", ci_test=stat, alpha=alpha, max_order=max_order,
-                                epsilon=eps, seed=seed, options={**options, "on_message": say})
+                from cgdcore.discover import discover
+
+                res = run_stored(("encrypted",) + tuple(key), discover, dataset=ds, algo="fhe-pc", ci_test=stat,
+                                 alpha=alpha, max_order=max_order, epsilon=eps, seed=seed,
+                                 options={**options, "on_message": say})
             finally:
                 if lock is not None:
                     lock.release()

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
-PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/encrypted.py",
+PAGES = ["pages/discover.py", "pages/budget.py", "pages/score.py", "pages/local.py", "pages/encrypted.py", "pages/demo.py",
          "pages/tradeoff.py", "pages/learn.py", "pages/datasets.py"]
 
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import threading
+import time
+from collections import OrderedDict
 from contextlib import contextmanager
 
 import streamlit as st
@@ -59,11 +62,38 @@ def _cached(key: tuple, _fn, _args, _kwargs):
     return _fn(*_args, **_kwargs)
 
 
+@st.cache_resource(show_spinner=False)
+def _plain_store() -> dict:
+    return {"lock": threading.Lock(), "entries": OrderedDict()}
+
+
+def run_stored(key: tuple, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` kept by ``key`` in a plain store shared by all sessions (the 16 most recent, for an
+    hour), for calls that draw on the page while they run (progress bars, status lines). Streamlit's caches record
+    what a cached call draws and replay it on the next hit; an element created outside the call cannot be
+    replayed, and the second request for the same key failed with CacheReplayClosureError."""
+    store = _plain_store()
+    now = time.monotonic()
+    with store["lock"]:
+        hit = store["entries"].get(key)
+        if hit is not None and now - hit[0] < 3600:
+            store["entries"].move_to_end(key)
+            return hit[1]
+    value = fn(*args, **kwargs)
+    with store["lock"]:
+        store["entries"][key] = (now, value)
+        while len(store["entries"]) > 16:
+            store["entries"].popitem(last=False)
+    return value
+
+
 def run_cached(key: tuple, fn, *args, _progress=None, **kwargs):
-    """Cache a deterministic computation by ``key`` (which must hold every input, seeds included)."""
-    if _progress is not None:
-        kwargs["progress"] = _progress
-    return _cached((fn.__module__, fn.__qualname__) + tuple(key), fn, args, kwargs)
+    """Cache a deterministic computation by ``key`` (which must hold every input, seeds included).
+    With ``_progress`` (a callback that draws on the page) the result is kept by :func:`run_stored`."""
+    full = (fn.__module__, fn.__qualname__) + tuple(key)
+    if _progress is None:
+        return _cached(full, fn, args, kwargs)
+    return run_stored(full, fn, *args, progress=_progress, **kwargs)
 
 
 @contextmanager

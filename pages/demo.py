@@ -1,0 +1,155 @@
+"""Demo: one-click scenarios for stakeholders, summed up for a projector; the link reproduces the view."""
+import streamlit as st
+
+from ui.common import checked_url_settings, explain, route_through_app, run_cached, user_errors
+
+route_through_app()
+
+URL = {"bind": "query-params"}
+
+from cgdcore.scenarios import CHOICES, SCENARIOS, run_scenario, settings_for  # noqa: E402
+
+#: widget key of a scenario's setting, also the link's parameter name (e.g. ?scenario=epsilon-cost&cost_eps=2):
+#: one key per scenario and setting, so each widget's default is its scenario's value and a link that leaves a
+#: setting out (Streamlit drops defaults from the URL) means exactly that scenario's default
+SHORT = {"epsilon-cost": "cost", "local-vs-central": "lvc", "hospitals": "hosp", "curve": "curve"}
+SETTING = {"dataset": "ds", "n": "n", "epsilon": "eps", "owners": "owners", "reps": "reps", "seed": "seed"}
+
+
+def widget_key(scenario_key: str, setting: str) -> str:
+    return f"{SHORT[scenario_key]}_{SETTING[setting]}"
+
+LABELS = {"dataset": "Network", "n": "Rows (n)", "epsilon": "ε", "owners": "Hospitals", "reps": "Runs per ε",
+          "seed": "Noise seed"}
+
+
+def _choose(key: str):
+    """One click: remember the scenario (in the link too) and put every one of its widgets back to its setting."""
+    st.session_state["dsc"] = key
+    st.query_params["scenario"] = key
+    for k in SCENARIOS[key].settings:
+        st.session_state.pop(widget_key(key, k), None)
+
+
+if "dsc" not in st.session_state:  # a shared link names its scenario; the widgets read their own parameters
+    first = st.query_params.get("scenario", "epsilon-cost")
+    if first not in SCENARIOS:
+        st.warning(f"The link names an unknown scenario `{first}`; showing the first one. Scenarios: "
+                   + ", ".join(f"`{k}`" for k in SCENARIOS) + ".", icon=":material/link_off:")
+        first = "epsilon-cost"
+    st.session_state["dsc"] = first
+    st.query_params["scenario"] = first
+key = st.session_state["dsc"]
+scenario = SCENARIOS[key]
+
+present = st.toggle("Projector view", key="present", help="Hide the sidebar and controls and enlarge the text; "
+                    "the link keeps this view.", **URL)
+if present:
+    st.html("""<style>
+      [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header {display: none !important;}
+      .stMainBlockContainer {max-width: 100% !important; padding-top: 1rem !important;}
+      [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {font-size: 1.35rem !important;}
+      [data-testid="stMetricValue"], [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"] p
+        {font-size: 3rem !important;}
+      [data-testid="stMetricLabel"] p {font-size: 1.2rem !important;}
+      .st-key-demo-settings {display: none !important;}
+    </style>""")
+else:
+    st.title("Demo")
+    st.caption("Four questions stakeholders ask, each answered by real runs with one click. The link in the address "
+               "bar reproduces exactly this view (scenario, settings and projector mode): share it.")
+    explain("What am I looking at?", """
+Each scenario sets every parameter, runs the real algorithms (nothing is precomputed or faked), and sums the outcome
+up in one sentence and a few numbers. **Skeleton F1** is the share of the true network's connections found, balanced
+against false ones (1 = perfect). **ε** is the privacy loss the run really spent, under sound accounting (the
+ledger on the Discover page shows every release). Change a setting below to ask a variation; the Discover, Local
+privacy, Encrypted and Trade-off pages go deeper.
+""")
+    cols = st.columns(len(SCENARIOS))
+    for col, s in zip(cols, SCENARIOS.values()):
+        col.button(s.title, key=f"dgo_{s.key}", on_click=_choose, args=(s.key,), width="stretch",
+                   type="primary" if s.key == key else "secondary")
+
+heading = st.empty()
+st.markdown(f"*{scenario.question}*")
+
+with checked_url_settings():
+    settings = {}
+    # in projector view the settings stay on the page (their values live in the link) but are hidden
+    with st.container(key="demo-settings"), st.expander("Settings of this scenario", expanded=False):
+        cols = st.columns(len(scenario.settings))
+        for col, (k, default) in zip(cols, scenario.settings.items()):
+            wk = widget_key(key, k)
+            if k == "seed":
+                settings[k] = int(col.number_input(LABELS[k], 0, 2 ** 31 - 1, value=default, key=wk, **URL))
+            else:
+                settings[k] = col.selectbox(LABELS[k], CHOICES[k], index=CHOICES[k].index(default), key=wk, **URL)
+
+with user_errors():
+    settings = settings_for(key, settings)
+    heading.markdown(f"## {scenario.heading(settings)}")
+    bar = st.progress(0.0, text="running …") if key == "curve" else None
+
+    def _progress(done, total, eta, row):
+        left = "" if eta is None else f" · about {eta:.0f} s left"
+        bar.progress(done / max(total, 1), text=f"{done} / {total} runs{left}")
+
+    with st.spinner("Running the scenario …"):
+        outcome = run_cached(("demo", key, tuple(sorted(settings.items()))), run_scenario, key, settings,
+                             _progress=_progress if bar is not None else None)
+    if bar is not None:
+        bar.empty()
+
+st.success(outcome.headline, icon=":material/campaign:")
+
+from cgdcore import viz  # noqa: E402
+
+if outcome.panels:
+    cards = st.columns(min(len(outcome.panels), 5))
+    private = any(p.epsilon is not None for p in outcome.panels)
+    for col, p in zip(cards * 2, outcome.panels):
+        with col.container(border=True):
+            st.markdown(f"**{p.label}**")
+            m = p.discovery.metrics
+            if private:
+                a, b = st.columns(2)
+                a.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
+                b.metric("ε spent", "—" if p.epsilon is None else f"{p.epsilon:.3g}",
+                         help="total ε of the run under sound accounting; — = no differential privacy")
+            else:
+                st.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
+            if p.note:
+                st.caption(p.note)
+    labels = [p.label for p in outcome.panels]
+    pick = st.segmented_control("Graph of", labels, default=labels[-1] if key == "epsilon-cost" else labels[0],
+                                key=f"dgraph_{key}") or labels[0]
+    d = outcome.panels[labels.index(pick)].discovery
+    fig = viz.graph_figure(d.result.cpdag, d.dataset.truth, d.dataset.variables, title_learned=pick,
+                           title_truth="True network", height=620 if present else None)
+    if present:
+        fig.update_layout(font=dict(size=18), legend=dict(font=dict(size=17)))
+    st.plotly_chart(fig, width="stretch", key="dfig")
+    if key == "hospitals":
+        from cgdcore.fhe.run import what_each_party_sees
+
+        fhe = outcome.extra["fhe"]
+        sees = what_each_party_sees(fhe["mode"], None)
+        w = st.columns(3)
+        for col, (who, what) in zip(w, sees.items()):
+            col.markdown(f"**{who.capitalize()}** sees: {what}.")
+        st.caption(f"Keys: {fhe['ckks']}. Each hospital uploads {fhe['bytes']['upload_per_owner'][0] / 1e6:.1f} MB "
+                   "of ciphertexts; the Encrypted page also runs the statistic itself under encryption.")
+else:
+    from cgdcore.viz_sweep import curves_figure
+
+    fig = curves_figure(outcome.extra["summary"], "skeleton_f1", "total ε (log scale)")
+    fig.add_hline(y=outcome.extra["every_pair"], line=dict(color="#777777", dash="dash", width=2),
+                  annotation_text="every pair linked (no information)", annotation_position="bottom left")
+    fig.update_layout(height=560 if present else 460, font=dict(size=18 if present else 14))
+    st.plotly_chart(fig, width="stretch", key="dfig")
+    st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy. Every "
+               "private method here spends at most the ε on the x-axis in total. The Trade-off page runs bigger "
+               "sweeps and downloads the table.")
+
+if not present:
+    st.caption("Every number above comes from runs made now, on this machine, with the settings shown.")

@@ -1,0 +1,96 @@
+"""Demo mode: the scenarios' runs and sentences (cgdcore.scenarios) and the Demo page (AppTest)."""
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from cgdcore import UserError
+from cgdcore.scenarios import SCENARIOS, every_pair_f1, run_scenario, settings_for
+from conftest import ROOT
+
+APP = str(ROOT / "app.py")
+
+
+def test_settings_are_checked_and_headings_follow_them():
+    with pytest.raises(UserError, match="unknown scenario"):
+        settings_for("nope")
+    with pytest.raises(UserError, match="not offered"):
+        settings_for("epsilon-cost", {"epsilon": -1.0})
+    s = settings_for("hospitals", {"owners": 4, "n": 10_000})
+    assert s["owners"] == 4 and SCENARIOS["hospitals"].heading(s).startswith("Encrypted collaboration of four hospitals")
+    assert SCENARIOS["epsilon-cost"].heading(settings_for("epsilon-cost", {"epsilon": 2.0})) == \
+        "What does ε = 2 cost on Sachs?"
+
+
+def test_every_pair_f1():
+    chain = np.zeros((3, 3), bool)
+    chain[0, 1] = chain[1, 2] = True  # 2 true adjacencies of 3 pairs: precision 2/3, recall 1
+    assert every_pair_f1(chain) == pytest.approx(0.8)
+
+
+def test_epsilon_cost_keeps_the_cap_and_reports_the_uncapped_total():
+    out = run_scenario("epsilon-cost", {"dataset": "asia", "n": 30_000, "epsilon": 1.0})
+    base, capped, per_round = out.panels
+    assert base.epsilon is None
+    assert capped.epsilon <= 1.0 + 1e-9 and capped.discovery.privacy["budget"] == 1.0
+    assert per_round.epsilon > 1.0  # many rounds of ε = 1 each
+    assert f"F1 {capped.discovery.metrics['skeleton_f1']:.2f}" in out.headline
+    assert f"ε = {per_round.epsilon:.3g} in total" in out.headline
+
+
+def test_hospitals_together_learn_exactly_the_pooled_graph():
+    out = run_scenario("hospitals", {"dataset": "asia", "n": 10_000, "owners": 3})
+    together, pooled, *alone = out.panels
+    assert np.array_equal(together.discovery.result.cpdag, pooled.discovery.result.cpdag)
+    assert len(alone) == 3 and sum(p.discovery.dataset.n for p in alone) == 10_000
+    assert out.extra["fhe"]["agreement"] == 1.0 and "exactly" in out.headline
+
+
+def test_local_vs_central_spends_the_same_epsilon():
+    out = run_scenario("local-vs-central", {"dataset": "asia", "n": 30_000, "epsilon": 5.0})
+    assert all(p.epsilon <= 5.0 + 1e-9 for p in out.panels)
+    assert out.panels[2].discovery.privacy["epsilon"] == pytest.approx(5.0)
+
+
+def test_curve_sweeps_every_algorithm_within_the_total_budget():
+    out = run_scenario("curve", {"dataset": "asia", "n": 10_000, "reps": 1})
+    table = out.extra["table"]
+    assert set(table["algorithm"]) == {"pc", "priv-pc", "curate", "pc+krr-cwise"}
+    private = table[table["algorithm"] != "pc"]
+    assert (private["epsilon_total"] <= private["epsilon"] * (1 + 1e-9)).all()
+    assert "linking every pair scores" in out.headline
+
+
+def _demo(query: dict | None = None):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.switch_page("pages/demo.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_demo_page_one_click_scenarios_and_projector_view():
+    at = _demo()
+    assert "What does ε = 1 cost on Sachs?" in [m.value.lstrip("# ") for m in at.markdown]
+    assert at.success and "Priv-PC" in at.success[0].value
+    at.button(key="dgo_hospitals").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(m.value.startswith("## Encrypted collaboration of three hospitals") for m in at.markdown)
+    at.selectbox(key="hosp_owners").set_value(4).run()
+    assert any(m.value.startswith("## Encrypted collaboration of four hospitals") for m in at.markdown)
+    assert "the 4 hospitals" in at.success[0].value
+    at.button(key="dgo_hospitals").click().run()  # one click puts every setting back
+    assert at.selectbox(key="hosp_owners").value == 3
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.success  # the summary stays; only the chrome goes
+
+
+def test_demo_link_names_scenario_and_settings():
+    at = _demo({"scenario": "epsilon-cost", "cost_eps": "2.0"})
+    assert any(m.value == "## What does ε = 2 cost on Sachs?" for m in at.markdown)
+    at = _demo({"scenario": "no-such-thing"})
+    assert any("unknown scenario" in w.value for w in at.warning)
+    assert at.success  # falls back to the first scenario
