@@ -123,6 +123,13 @@ with checked_url_settings(), st.sidebar:
                 beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                              format="%g", key="beta", **URL))
                 algo_opts["beta1"] = algo_opts["beta2"] = beta
+            if algo != "em-pc":
+                algo_opts["sampler"] = st.radio(
+                    "Noise sampler", ["snapping", "plain"], key="sampler", horizontal=True,
+                    help="snapping: Mironov's (2012) floating-point-safe Laplace mechanism (clamp, add noise, round "
+                         "to a power-of-two grid; its tiny extra 2⁻⁴⁹·B/λ is in the ledger). plain: numpy's textbook "
+                         "sampler, as in the papers' code, whose low-order bits can reveal the noised value (Learn, "
+                         "lesson 9).", **URL)
 
     st.header("Test")
     if private:

@@ -110,6 +110,23 @@ def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     assert [t.noise for t in first.result.trace] != [t.noise for t in second.result.trace]
 
 
+def test_noise_sampler_defaults_to_snapping_and_plain_is_offered():
+    at = app(timeout=120)
+    at.query_params.update({"algo": "priv-pc", "ds": "asia", "n": "20000"})
+    at.run()
+    snapped = at.session_state["discovery"]
+    assert snapped.params["sampler"] == "snapping"
+    # snapped noisy values sit on a grid of powers of two; the plain sampler's do not
+    noisy = [t.noisy for t in snapped.result.trace if t.noise != 0]
+    assert noisy and all((v * 2 ** 20).is_integer() for v in noisy)  # Λ ≥ 2^-20 here
+    at.sidebar.radio(key="sampler").set_value("plain").run()
+    assert not at.exception, [e.message for e in at.exception]
+    plain = at.session_state["discovery"]
+    assert plain.params["sampler"] == "plain"
+    assert any("numpy's Laplace sampler" in note for note in plain.notes)
+    assert not all((t.noisy * 2 ** 20).is_integer() for t in plain.result.trace if t.noise != 0)
+
+
 def test_capped_run_reports_the_stop():
     at = app(timeout=120)
     at.query_params.update({"algo": "priv-pc", "ds": "sachs", "n": "20000", "capped": "true", "eps_cap": "3"})

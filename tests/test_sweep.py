@@ -82,6 +82,18 @@ def test_a_single_row_rerun_alone_from_the_command_line_reproduces_it(small_tabl
         assert out["privacy"]["epsilon"] == row["epsilon_total"]
 
 
+def test_the_plain_sampler_option_reaches_the_run_and_its_command(capsys):
+    spec = SweepSpec(datasets=("asia",), n=(5_000,), algorithms=("priv-pc[sampler=plain]",), epsilons=(1.0,), reps=1)
+    row = run_sweep(spec).iloc[0]
+    cmd = command_for(config_of(row, spec))
+    assert cmd.endswith("--sampler plain")
+    capsys.readouterr()
+    assert main(cmd.split()[3:] + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["sampler"] == "plain" and out["privacy"]["epsilon"] == row["epsilon_total"]
+    assert out["metrics"]["skeleton_f1"] == row["skeleton_f1"]
+
+
 def test_dask_backend_on_a_local_cluster_gives_the_same_table(small_table):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,

@@ -78,7 +78,8 @@ _FLAGS = {"c1": "--c1", "tweak": "--tweak", "subsample_ratio": "--subsample-rati
           "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
           "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
           "clip": "--clip", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
-          "debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins"}
+          "debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins",
+          "sampler": "--sampler"}
 
 
 def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:

@@ -35,7 +35,8 @@ _OPTION_TYPES = {"subsample_ratio": float, "tweak": float, "c1": float, "beta1":
                  "curate_sensitivity": str, "leakage": str, "max_flip_steps": int, "schedule": str,
                  "iterations": int, "lambda1": float, "w_threshold": float, "clip": float, "lr": float,
                  "outer": int, "eps0": float, "ratio": float, "owners": int, "mode": str, "dp": str,
-                 "split": str, "ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int}
+                 "split": str, "ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int,
+                 "sampler": str}
 _LDP_OPTIONS = ("debias", "calibration", "n_boot", "bins")
 
 
