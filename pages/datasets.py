@@ -17,6 +17,9 @@ disagree on 9 edges — the app always names the one it scores against. **Adult*
 with no known truth, useful to see what privacy costs on sensitive records. **Synthetic** data come from
 a random linear structural equation model whose DAG you control.
 """,
+    latex=[r"P(x_1,\dots,x_d) = \prod_{i=1}^{d} P\big(x_i \mid \mathrm{pa}(x_i)\big)\quad\text{(forward sampling "
+           r"in topological order)},\qquad X_i = \sum_{j \in \mathrm{pa}(i)} w_{ji} X_j + \varepsilon_i\quad"
+           r"\text{(linear SEM)}"],
 )
 infos = list_datasets()
 st.dataframe(

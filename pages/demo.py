@@ -64,7 +64,9 @@ up in one sentence and a few numbers. **Skeleton F1** is the share of the true n
 against false ones (1 = perfect). **ε** is the privacy loss the run really spent, under sound accounting (the
 ledger on the Discover page shows every release). Change a setting below to ask a variation; the Discover, Local
 privacy, Encrypted and Trade-off pages go deeper.
-""")
+""", latex=[r"F_1 = \frac{2PR}{P+R},\quad P = \frac{\text{true adjacencies found}}{\text{adjacencies found}},\quad "
+           r"R = \frac{\text{true adjacencies found}}{\text{true adjacencies}};\qquad F_1^{\text{every pair}} = "
+           r"\frac{2T}{T + d(d-1)/2}"])
     cols = st.columns(len(SCENARIOS))
     for col, s in zip(cols, SCENARIOS.values()):
         col.button(s.title, key=f"dgo_{s.key}", on_click=_choose, args=(s.key,), width="stretch",
