@@ -47,6 +47,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
     dotted horizontal reference lines. ``x_range`` keeps only points whose mean x lies inside
     (Priv-PC Figure 1 keeps total ε in [1, 100]). ``paper``: points (dataset, algorithm, epsilon,
     value) drawn as labelled crosses at the x where this sweep's runs at the same requested ε landed.
+    With ``log_y`` a band's lower edge stops at a tenth of the mean where mean − sd ≤ 0.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -90,7 +91,8 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                 continue
             x, m = g["x"].to_numpy(), g[mean].to_numpy()
             s = np.nan_to_num(g[sd].to_numpy())
-            fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[m + s, (m - s)[::-1]], fill="toself", mode="lines",
+            low = np.maximum(m - s, m / 10.0) if log_y else m - s  # on a log axis a band reaching 0 is −∞
+            fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[m + s, low[::-1]], fill="toself", mode="lines",
                             line={"width": 0}, fillcolor=_rgba(st["color"], 0.15), hoverinfo="skip",
                             legendgroup=algo, showlegend=False, row=r, col=c)
             fig.add_scatter(
