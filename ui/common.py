@@ -129,7 +129,7 @@ def checked_url_settings():
             refused.append(f"`{k}={','.join(raw)}` (using {_show(value)})")
     if refused:
         st.warning("The link asked for settings that are out of range or not among the choices, so they were "
-                   "ignored: " + "; ".join(refused) + ". Change them with the controls in the sidebar.",
+                   "ignored: " + "; ".join(refused) + ". Change them with the page's controls.",
                    icon=":material/link_off:")
 
 
