@@ -4,7 +4,8 @@ import math
 import numpy as np
 import streamlit as st
 
-from ui.common import explain, load_dataset, route_through_app, run_cached, run_discovery, user_errors
+from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
+                       user_errors)
 
 route_through_app()
 
@@ -23,12 +24,9 @@ data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine no
 
 from cgdcore import teach, viz  # noqa: E402
 
-t_pc, t_ci, t_eps, t_flip, t_alloc, t_sieve, t_trust, t_acc, t_fp = st.tabs(
-    ["1 · PC step by step", "2 · A CI test and its p-value", "3 · ε on one coin", "4 · Noise near the threshold",
-     "5 · Budget per order", "6 · Sieve and examine", "7 · Who sees what", "8 · As in paper vs sound",
-     "9 · Noise in floating point"])
 
-with t_pc:
+
+def pc_step_by_step():
     c1, c2 = st.columns([1, 3])
     net = c1.selectbox("Network", ["cancer", "earthquake", "asia", "survey", "sachs"], key="lnet", **URL)
     n = int(c1.number_input("Rows", min_value=500, max_value=200_000, value=5000, step=500, key="ln", **URL))
@@ -49,7 +47,8 @@ with t_pc:
     st.latex(r"X \perp\!\!\!\perp Y \mid S \ \Rightarrow\ \text{remove } X - Y,\ \text{sepset}(X,Y) = S;\qquad "
              r"X - Z - Y,\ Z \notin \text{sepset}(X,Y) \Rightarrow X \to Z \leftarrow Y")
 
-with t_ci:
+
+def ci_test():
     with user_errors():
         ds = load_dataset("asia", 5000, 0)
     names = list(ds.variables)
@@ -87,7 +86,8 @@ with t_ci:
     st.caption("The p-value is how surprising the data would be if X and Y were independent given S. PC calls the pair "
                "independent when p ≥ α. Try X = either, Y = xray with and without S = lung (or tub).")
 
-with t_eps:
+
+def epsilon_on_one_coin():
     c1, c2 = st.columns([1, 2])
     eps = float(c1.slider("ε", min_value=0.05, max_value=5.0, value=1.0, step=0.05, key="leps", **URL))
     rate = float(c1.slider("true share answering yes", 0.0, 1.0, 0.3, 0.05, key="lrate", **URL))
@@ -105,7 +105,8 @@ with t_eps:
     st.caption("Smaller ε: stronger deniability, noisier estimate — the estimate's sd grows like 1/(2q−1). "
                "The Local privacy page applies exactly this (k-RR) to every column of a dataset.")
 
-with t_flip:
+
+def noise_near_threshold():
     c1, c2 = st.columns([1, 2])
     eps = float(c1.slider("ε per test", 0.05, 10.0, 1.0, 0.05, key="lfe", **URL))
     n = int(c1.select_slider("rows n", [1000, 10_000, 100_000, 1_000_000], value=100_000, key="lfn", **URL))
@@ -130,7 +131,8 @@ with t_flip:
                "Kendall's τ has a tiny sensitivity, so even ε = 1 per test flips few decisions. The Discover page's "
                "'Noise vs threshold' view shows every test of a real private run with its flips circled.")
 
-with t_alloc:
+
+def budget_per_order():
     c1, c2 = st.columns([1, 2])
     anet = c1.selectbox("Network", ["asia", "sachs", "child"], key="lan", **URL)
     aeps = float(c1.select_slider("total ε", [0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0], value=5.0, key="lat",
@@ -177,7 +179,8 @@ with t_alloc:
                "noise covers the whole p-value range (its unspent budget is not used). One seed: rerun on the "
                "Trade-off page for means over many.")
 
-with t_sieve:
+
+def sieve_and_examine():
     c1, c2 = st.columns([1, 2])
     seps = float(c1.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key="lse", **URL))
     with user_errors():
@@ -218,7 +221,8 @@ with t_sieve:
                "edge. Sub-sampling amplifies privacy, so the sieve can use the larger ε' with less noise. The "
                "Discover page's 'Noise vs threshold' view shows each of these tests with its noisy value.")
 
-with t_trust:
+
+def who_sees_what():
     st.markdown("Three ways to protect the same records, and who can see what in each:")
     cols = st.columns(3)
     cards = [
@@ -239,7 +243,8 @@ with t_trust:
             st.markdown("\n".join(f"- {s}" for s in sees))
             st.caption(cost)
 
-with t_acc:
+
+def as_in_paper_vs_sound():
     c1, c2 = st.columns([1, 2])
     eps = float(c1.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key="lae", **URL))
     with user_errors():
@@ -257,7 +262,8 @@ with t_acc:
                "accounting composes what was actually released (the sieve on a sub-sample, amplified, and the "
                "examine on the full data). 'valid bound = no' marks formulas that do not hold for this run.")
 
-with t_fp:
+
+def noise_in_floating_point():
     c1, c2 = st.columns([1, 2])
     lam = float(c1.select_slider("noise scale λ (ε = 1/λ)", [0.25, 0.5, 1.0, 2.0, 4.0], value=1.0, key="lfpl", **URL))
     leak = run_cached(("learn-fp", lam), teach.floating_point_leak, 400_000, lam, np.random.default_rng(0))
@@ -289,3 +295,15 @@ with t_fp:
                "'plain' sampler stays available for comparison with the papers' code). Its cost is the tiny extra "
                "2⁻⁴⁹·B/λ in ε, which the ledger records, and noisy values that sit on a grid of powers of two — "
                "visible in the Discover page's noise view.")
+
+
+LESSONS = {"1 · PC step by step": pc_step_by_step, "2 · A CI test and its p-value": ci_test,
+           "3 · ε on one coin": epsilon_on_one_coin, "4 · Noise near the threshold": noise_near_threshold,
+           "5 · Budget per order": budget_per_order, "6 · Sieve and examine": sieve_and_examine,
+           "7 · Who sees what": who_sees_what, "8 · As in paper vs sound": as_in_paper_vs_sound,
+           "9 · Noise in floating point": noise_in_floating_point}
+
+with checked_url_settings():  # settings in a shared link that the widgets refuse are named, not dropped silently
+    for tab, lesson in zip(st.tabs(list(LESSONS)), LESSONS.values()):
+        with tab:
+            lesson()

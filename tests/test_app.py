@@ -301,3 +301,12 @@ def test_learn_page_examples_run_and_respond():
     assert float(grid_table.iloc[0]["f = 0: outputs on the 2⁻⁵³ grid"].rstrip("%")) < 5
     snapping = next(df.value for df in at.dataframe if "|ln ratio|" in df.value.columns)
     assert list(snapping["output"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]
+
+
+def test_learn_page_names_a_refused_link_setting():
+    at = app(timeout=180)
+    at.query_params["leps"] = "99"  # the ε slider stops at 5
+    at.switch_page("pages/learn.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("`leps=99`" in w.value for w in at.warning)
