@@ -2,7 +2,7 @@
 import streamlit as st
 
 from cgdcore.data import list_datasets
-from ui.common import route_through_app, explain, load_dataset, user_errors
+from ui.common import checked_url_settings, explain, load_dataset, route_through_app, user_errors
 
 route_through_app()
 
@@ -30,8 +30,9 @@ st.dataframe(
     hide_index=True, width="stretch")
 
 names = [i.name for i in infos]
-pick = st.selectbox("Show the true graph of", names, index=names.index("asia") if "asia" in names else 0,
-                    key="dsview", bind="query-params")
+with checked_url_settings():
+    pick = st.selectbox("Show the true graph of", names, index=names.index("asia") if "asia" in names else 0,
+                        key="dsview", bind="query-params")
 info = next(i for i in infos if i.name == pick)
 with user_errors():
     ds = load_dataset(pick, 200 if info.n_rows is None else None, 0)

@@ -310,3 +310,12 @@ def test_learn_page_names_a_refused_link_setting():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("`leps=99`" in w.value for w in at.warning)
+
+
+def test_datasets_page_names_an_unknown_dataset_in_the_link():
+    at = app()
+    at.query_params["dsview"] = "no-such-network"
+    at.switch_page("pages/datasets.py")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("`dsview=no-such-network`" in w.value for w in at.warning)
