@@ -360,9 +360,10 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
     seen: set[str] = set()
     if true_dag is not None:
         kind_of = {(min(r.source, r.target), max(r.source, r.target)): r.kind for r in rows}
-        truth_rows = [EdgeRow(int(i), int(j), True, "true",
+        t = np.asarray(true_dag, bool)  # a symmetric pair (a true skeleton) is drawn once, undirected
+        truth_rows = [EdgeRow(int(i), int(j), not t[j, i], "true",
                               f"learned graph: {kind_of.get((min(i, j), max(i, j)), 'absent')}")
-                      for i, j in zip(*np.nonzero(np.asarray(true_dag, bool)))]
+                      for i, j in zip(*np.nonzero(t)) if not (t[j, i] and j < i)]
         _edge_traces(fig, truth_rows, xy, names, 1, True, seen, {"true": len(truth_rows)},
                      [edge_hover(r, names, evidence) for r in truth_rows])
         fig.add_trace(_node_trace(xy, names, _node_hover(true_dag, names)), row=1, col=1)

@@ -24,13 +24,14 @@ _FIXED = {"priv-pc": 0, "svt-pc": 1, "em-pc": 2, "curate": 3, "laplace-pc": 4, "
 
 def style(algorithms: list[str]) -> dict[str, dict]:
     """Colour, dash and marker per algorithm label (stable for the papers' algorithms)."""
-    out, free = {}, 0
+    used = {_FIXED[a] for a in algorithms if a in _FIXED}
+    free = [k for k in range(len(SERIES)) if k not in used]  # styles no algorithm of this figure has
+    out = {}
     for a in algorithms:
         i = _FIXED.get(a)
         if i is None:
-            while free in _FIXED.values():
-                free += 1
-            i, free = free, free + 1
+            i = free.pop(0) if free else len(out)
+            used.add(i)
         s = SERIES[i % len(SERIES)]
         out[a] = {"color": s.colour, "dash": s.dash, "symbol": s.symbol}
     return out

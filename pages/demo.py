@@ -31,19 +31,22 @@ def _choose(key: str):
         st.session_state.pop(widget_key(key, k), None)
 
 
-if "dsc" not in st.session_state:  # a shared link names its scenario; the widgets read their own parameters
-    first = st.query_params.get("scenario", "epsilon-cost")
-    if first not in SCENARIOS:
-        st.warning(f"The link names an unknown scenario `{first}`; showing the first one. Scenarios: "
+# the link is the source of truth (a shared link, or the browser's Back button); the widgets read their own parameters
+requested = st.query_params.get("scenario")
+if requested in SCENARIOS:
+    st.session_state["dsc"] = requested
+else:
+    if requested is not None:
+        st.warning(f"The link names an unknown scenario `{requested}`; showing the first one. Scenarios: "
                    + ", ".join(f"`{k}`" for k in SCENARIOS) + ".", icon=":material/link_off:")
-        first = "epsilon-cost"
-    st.session_state["dsc"] = first
-    st.query_params["scenario"] = first
+    st.session_state.setdefault("dsc", "epsilon-cost")
+    st.query_params["scenario"] = st.session_state["dsc"]
 key = st.session_state["dsc"]
 scenario = SCENARIOS[key]
 
-present = st.toggle("Projector view", key="present", help="Hide the sidebar and controls and enlarge the text; "
-                    "the link keeps this view.", **URL)
+with checked_url_settings():
+    present = st.toggle("Projector view", key="present", help="Hide the sidebar and controls and enlarge the text; "
+                        "the link keeps this view.", **URL)
 if present:
     st.html("""<style>
       [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], header {display: none !important;}
@@ -53,6 +56,9 @@ if present:
         {font-size: 3rem !important;}
       [data-testid="stMetricLabel"] p {font-size: 1.2rem !important;}
       .st-key-demo-settings {display: none !important;}
+      [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p, .stCaption, .stCaption p
+        {font-size: 1.05rem !important;}
+      .st-key-demo-buttons button p {font-size: 0.95rem !important;}
     </style>""")
 else:
     st.title("Demo")
@@ -67,10 +73,12 @@ privacy, Encrypted and Trade-off pages go deeper.
 """, latex=[r"F_1 = \frac{2PR}{P+R},\quad P = \frac{\text{true adjacencies found}}{\text{adjacencies found}},\quad "
            r"R = \frac{\text{true adjacencies found}}{\text{true adjacencies}};\qquad F_1^{\text{every pair}} = "
            r"\frac{2T}{T + d(d-1)/2}"])
-    cols = st.columns(len(SCENARIOS))
-    for col, s in zip(cols, SCENARIOS.values()):
-        col.button(s.title, key=f"dgo_{s.key}", on_click=_choose, args=(s.key,), width="stretch",
-                   type="primary" if s.key == key else "secondary")
+
+with st.container(key="demo-buttons"):  # two rows of two, so the titles fit; kept in projector view
+    for row in (list(SCENARIOS.values())[:2], list(SCENARIOS.values())[2:]):
+        for col, s in zip(st.columns(2), row):
+            col.button(s.title, key=f"dgo_{s.key}", on_click=_choose, args=(s.key,), width="stretch",
+                       type="primary" if s.key == key else "secondary")
 
 heading = st.empty()
 st.markdown(f"*{scenario.question}*")
@@ -123,13 +131,15 @@ if outcome.panels:
             if p.note:
                 st.caption(p.note)
     labels = [p.label for p in outcome.panels]
-    pick = st.segmented_control("Graph of", labels, default=labels[-1] if key == "epsilon-cost" else labels[0],
+    pick = st.segmented_control("Graph of", labels, default=labels[1] if key == "epsilon-cost" else labels[0],
                                 key=f"dgraph_{key}") or labels[0]
     d = outcome.panels[labels.index(pick)].discovery
     fig = viz.graph_figure(d.result.cpdag, d.dataset.truth, d.dataset.variables, title_learned=pick,
                            title_truth="True network", height=620 if present else None)
     if present:
-        fig.update_layout(font=dict(size=18), legend=dict(font=dict(size=17)))
+        fig.update_layout(font=dict(size=18), legend=dict(font=dict(size=18)), hoverlabel=dict(font_size=18))
+        fig.update_annotations(font_size=22)
+        fig.update_traces(textfont_size=20, selector=dict(type="scatter"))
     st.plotly_chart(fig, width="stretch", key="dfig")
     if key == "hospitals":
         from cgdcore.fhe.run import what_each_party_sees
@@ -138,20 +148,30 @@ if outcome.panels:
         sees = what_each_party_sees(fhe["mode"], None)
         w = st.columns(3)
         for col, (who, what) in zip(w, sees.items()):
-            col.markdown(f"**{who.capitalize()}** sees: {what}.")
+            col.markdown(f"**{who.capitalize()}** {'see' if who.endswith('s') else 'sees'}: {what}.")
         st.caption(f"Keys: {fhe['ckks']}. Each hospital uploads {fhe['bytes']['upload_per_owner'][0] / 1e6:.1f} MB "
                    "of ciphertexts; the Encrypted page also runs the statistic itself under encryption.")
 else:
     from cgdcore.viz_sweep import curves_figure
 
-    fig = curves_figure(outcome.extra["summary"], "skeleton_f1", "total ε (log scale)")
+    from cgdcore.scenarios import CURVE_NAMES
+
+    summary = outcome.extra["summary"].assign(algorithm=lambda f: f["algorithm"].map(CURVE_NAMES),
+                                              dataset=lambda f: f["dataset"].str.capitalize())
+    fig = curves_figure(summary, "skeleton_f1", "total ε (log scale)")
     fig.add_hline(y=outcome.extra["every_pair"], line=dict(color="#777777", dash="dash", width=2),
                   annotation_text="every pair linked (no information)", annotation_position="bottom left")
-    fig.update_layout(height=560 if present else 460, font=dict(size=18 if present else 14))
+    size = 20 if present else 14
+    fig.update_layout(height=560 if present else 460, font=dict(size=size), legend=dict(font=dict(size=size)))
+    fig.update_xaxes(tickfont_size=size, title_font_size=size)
+    fig.update_yaxes(tickfont_size=size, title_font_size=size)
+    fig.update_annotations(font_size=size)
     st.plotly_chart(fig, width="stretch", key="dfig")
-    st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy. Every "
-               "private method here spends at most the ε on the x-axis in total. The Trade-off page runs bigger "
-               "sweeps and downloads the table.")
+    st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy (Kendall's "
+               "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records). Every "
+               "private method spends at most the ε on the x-axis in total: Priv-PC runs rounds of 0.1·ε and stops "
+               "when the budget is spent, which is why it stays low here while 'ε = 1 per round' in the first "
+               "scenario reaches PC's F1 — by spending ε ≈ 100 in total. The Trade-off page runs bigger sweeps.")
 
 if not present:
     st.caption("Every number above comes from runs made now, on this machine, with the settings shown.")

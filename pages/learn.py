@@ -40,10 +40,14 @@ def pc_step_by_step():
     c1.markdown(f"**{s.title}**\n\n{s.note}")
     if s.removed:
         names = ds.variables
-        c1.dataframe([{"pair": f"{names[x]} – {names[y]}", "separating set S": ", ".join(names[v] for v in S) or "∅",
-                       "p": round(p, 4)} for x, y, S, p in s.removed], hide_index=True)
-    c2.plotly_chart(viz.graph_figure(s.graph, ds.truth, ds.variables, title_learned=s.title.split(":")[0],
-                                     height=430), width="stretch", key="lpcfig")
+        c1.dataframe([{"pair": f"{names[x]} – {names[y]}", "S": ", ".join(names[v] for v in S) or "∅",
+                       "p": f"{p:.3f}"} for x, y, S, p in s.removed], hide_index=True, width="stretch")
+    # before orientation only the skeleton is being learned: compare it with the true skeleton, not the arrows
+    skeleton_only = s.title.startswith(("Start", "Order"))
+    truth = (ds.truth | ds.truth.T) if skeleton_only else ds.truth
+    c2.plotly_chart(viz.graph_figure(s.graph, truth, ds.variables, title_learned=s.title.split(":")[0],
+                                     title_truth="True skeleton" if skeleton_only else "True DAG", height=430),
+                    width="stretch", key="lpcfig")
     st.latex(r"X \perp\!\!\!\perp Y \mid S \ \Rightarrow\ \text{remove } X - Y,\ \text{sepset}(X,Y) = S;\qquad "
              r"X - Z - Y,\ Z \notin \text{sepset}(X,Y) \Rightarrow X \to Z \leftarrow Y")
 
@@ -62,8 +66,9 @@ def ci_test():
     r = shared_ci_test("g2", stats)(names.index(x), names.index(y), tuple(names.index(v) for v in S))
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("G statistic", f"{r.statistic:.2f}")
-    m2.metric("degrees of freedom", r.dof)
-    m3.metric("p-value", f"{r.p_value:.4g}")
+    m2.metric("degrees of freedom", int(r.dof))
+    m3.metric("p-value", f"{r.p_value:.4g}" if r.p_value > 0 else "< 1e-300",
+              help="0 in double precision: the data are far beyond what independence would produce")
     m4.metric("decision at α = 0.05", "independent" if r.p_value >= 0.05 else "dependent")
     import plotly.graph_objects as go
     from scipy.stats import chi2
@@ -114,13 +119,13 @@ def noise_near_threshold():
 
     sens = kendall_p_sensitivity(n, 6.0, "one")
     scale = sens / eps
-    gaps = np.linspace(-0.1, 0.1, 401)
+    gaps = np.linspace(-0.05, 0.1, 401)  # p from 0 to 0.15 around α = 0.05
     import plotly.graph_objects as go
 
     fig = go.Figure(go.Scatter(x=0.05 + gaps, y=teach.flip_probability(0.05 + gaps, 0.05, scale), mode="lines",
                                line={"color": "#D55E00"}, name="P(decision flips)",
                                hovertemplate="p = %{x:.3f}<br>P(flip) = %{y:.3f}<extra></extra>"))
-    fig.add_vline(x=0.05, line_dash="dot", annotation_text="α = 0.05")
+    fig.add_vline(x=0.05, line_dash="dot", annotation_text="α = 0.05", annotation_position="top right")
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="true p-value of the test",
                       yaxis_title="chance the noise flips the decision", yaxis_range=[0, 0.52])
     c2.plotly_chart(fig, width="stretch", key="lflipfig")
@@ -158,7 +163,8 @@ def budget_per_order():
                     marker={"color": color, "pattern": {"shape": pattern}},
                     hovertemplate=f"{name}<br>%{{x}}: ε per test %{{y:.4f}}<extra></extra>")
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="ε per CI test (log scale)", type="log"), legend=dict(orientation="h", y=-0.2))
+                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1),
+                      legend=dict(orientation="h", y=-0.2))
     c2.plotly_chart(fig, width="stretch", key="lallocfig")
     c1.markdown("**Skeleton F1** against the true graph")
     m1, m2, m3 = c1.columns(3)
@@ -172,7 +178,7 @@ def budget_per_order():
              r"\hat t_j = e_i \binom{d-2}{j}")
     st.caption("PC does not know in advance how many tests each order will need: order 0 tests every pair, later "
                "orders only the edges still standing, with more conditioning sets each. Laplace-PC splits the total "
-               "evenly over the orders that can still run; CURATE (Bhattacharjee & Kumar, eq. 3) plans ε per order "
+               "evenly over the orders that can still run; CURATE (Bhattacharjee & Tandon, eq. 3) plans ε per order "
                "by minimising a bound on its error and re-plans after each order with what is left, because an "
                "early mistake is never undone and later orders may never run. Both plan for the worst case ê·C(d−2, j) tests, which is why the "
                "per-test ε is small; CURATE stops when an order's ε would fall below the floor √2·Δ, where the "
@@ -205,9 +211,10 @@ def sieve_and_examine():
                               node=dict(label=labels, color=colors[:len(labels)], pad=18, thickness=16, x=xs, y=ys,
                                         hovertemplate="%{label}<extra></extra>"),
                               link=dict(source=[a for a, _, _ in links], target=[b for _, b, _ in links],
-                                        value=[v for _, _, v in links],
+                                        value=[v for _, _, v in links], color="rgba(0,0,0,0.12)",
                                         hovertemplate="%{value} tests<extra></extra>")))
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10), font=dict(size=14))
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10), font=dict(size=14, color="#111111"))
+    fig.update_traces(textfont=dict(color="#111111", size=14))
     c2.plotly_chart(fig, width="stretch", key="lsievefig")
     c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
     c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv['subsample_rows']:,} rows")
@@ -251,9 +258,12 @@ def as_in_paper_vs_sound():
         ds = load_dataset("sachs", 100_000, 0)
         run = run_discovery(("learn-acc", eps), ds, algo="priv-pc", round_epsilon=eps, seed=0)
     acc = run.privacy["accounting"]
-    rows = [{"rule": k, "ε": round(v["epsilon"], 3), "δ": f"{v['delta']:.0e}", "valid bound": "yes" if v["valid"]
-             else "no", "how": v["note"]} for k, v in acc.items()]
-    c2.dataframe(rows, hide_index=True, width="stretch")
+    rows = [{"rule": k, "ε": round(v["epsilon"], 3), "δ": "0" if v["delta"] == 0 else f"{v['delta']:.0e}",
+             "valid bound": "yes" if v["valid"] else "no", "how": v["note"]} for k, v in acc.items()]
+    c2.markdown("Each rule's total for the same releases; **how** says why a rule is or is not a valid bound here.")
+    st.dataframe(rows, hide_index=True, width="stretch",
+                 column_config={"rule": st.column_config.TextColumn(width="medium"),
+                                "how": st.column_config.TextColumn(width="large")})
     c1.metric("releases in the ledger", run.privacy["releases"])
     c1.metric("headline (tightest valid)", f"ε = {run.privacy['epsilon']:.2f}")
     st.latex(r"\epsilon_{\text{adv}} = \sqrt{2k\ln(1/\delta')}\,\epsilon_0 + k\,\epsilon_0\,(e^{\epsilon_0}-1)"

@@ -4,7 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from cgdcore import UserError
-from cgdcore.scenarios import SCENARIOS, every_pair_f1, run_scenario, settings_for
+from cgdcore.scenarios import SCENARIOS, _eps, every_pair_f1, run_scenario, settings_for
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -34,7 +34,7 @@ def test_epsilon_cost_keeps_the_cap_and_reports_the_uncapped_total():
     assert capped.epsilon <= 1.0 + 1e-9 and capped.discovery.privacy["budget"] == 1.0
     assert per_round.epsilon > 1.0  # many rounds of ε = 1 each
     assert f"F1 {capped.discovery.metrics['skeleton_f1']:.2f}" in out.headline
-    assert f"ε = {per_round.epsilon:.3g} in total" in out.headline
+    assert f"ε = {_eps(per_round.epsilon)} in total" in out.headline
 
 
 def test_hospitals_together_learn_exactly_the_pooled_graph():
@@ -42,6 +42,7 @@ def test_hospitals_together_learn_exactly_the_pooled_graph():
     together, pooled, *alone = out.panels
     assert np.array_equal(together.discovery.result.cpdag, pooled.discovery.result.cpdag)
     assert len(alone) == 3 and sum(p.discovery.dataset.n for p in alone) == 10_000
+    assert all(p.discovery.algorithm == "fhe-pc" for p in alone)  # the same batched PC, on one hospital's rows
     assert out.extra["fhe"]["agreement"] == 1.0 and "exactly" in out.headline
 
 
@@ -54,8 +55,8 @@ def test_local_vs_central_spends_the_same_epsilon():
 def test_curve_sweeps_every_algorithm_within_the_total_budget():
     out = run_scenario("curve", {"dataset": "asia", "n": 10_000, "reps": 1})
     table = out.extra["table"]
-    assert set(table["algorithm"]) == {"pc", "priv-pc", "curate", "pc+krr-cwise"}
-    private = table[table["algorithm"] != "pc"]
+    assert set(table["algorithm"]) == {"pc[ci_test=kendall]", "priv-pc", "curate", "pc+krr-cwise"}
+    private = table[table["epsilon_kind"] != "none"]
     assert (private["epsilon_total"] <= private["epsilon"] * (1 + 1e-9)).all()
     assert "linking every pair scores" in out.headline
 

@@ -384,3 +384,7 @@ def test_sweep_curves_and_bars():
     styles = vs.style(["priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc", "noleaks", "curate-score", "x"])
     combos = [(v["dash"], v["symbol"]) for v in styles.values()]
     assert len(set(combos)) == len(combos)
+    # labels without a fixed style take styles no other algorithm of the same figure has
+    for algos in (["pc", "priv-pc", "curate", "pc+krr-cwise"], ["priv-pc", "pc+krr-comb", "pc+geo-cwise", "a", "b"]):
+        combos = [(v["colour"] if "colour" in v else v["color"], v["dash"]) for v in vs.style(algos).values()]
+        assert len(set(combos)) == len(combos), algos
