@@ -139,9 +139,14 @@ with checked_url_settings(), st.sidebar:
     else:
         ci_test = st.selectbox("CI test", ["g2", "chi2", "kendall", "fisherz"], key="test", **URL)
         st.caption(CI_TEST_DESCRIPTIONS.get(ci_test, ""))
+    # each algorithm starts from its paper's threshold (0.10 for the Priv-PC family, 0.05 otherwise); a separate
+    # key per default keeps a shared link's value meaning the same thing
+    alpha_default = ALGO_DEFAULTS[algo]["alpha"]
     alpha = st.select_slider("Significance level α (threshold T)",
-                             options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=0.05, key="alpha",
-                             help="PC removes an edge when p ≥ α. The Priv-PC papers use T = 0.10.", **URL)
+                             options=[0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], value=alpha_default,
+                             key="alpha" if alpha_default == 0.05 else "alpha_t",
+                             help="PC removes an edge when p ≥ α. The Priv-PC papers use T = 0.10, the others "
+                                  "0.05.", **URL)
     max_order_label = st.selectbox("Maximum order |S|", ["no limit"] + [str(k) for k in range(0, 11)], key="maxord",
                                    help="Largest conditioning set PC may test.", **URL)
     max_order = None if max_order_label == "no limit" else int(max_order_label)

@@ -319,3 +319,14 @@ def test_datasets_page_names_an_unknown_dataset_in_the_link():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("`dsview=no-such-network`" in w.value for w in at.warning)
+
+
+def test_private_algorithms_start_from_their_papers_threshold():
+    at = app(timeout=120)
+    at.query_params.update({"algo": "priv-pc", "ds": "asia", "n": "20000"})
+    at.run()
+    assert at.session_state["discovery"].params["alpha"] == 0.10  # Priv-PC's T
+    at = app(timeout=120)
+    at.query_params.update({"algo": "curate", "ds": "asia", "n": "20000"})
+    at.run()
+    assert at.session_state["discovery"].params["alpha"] == 0.05  # CURATE's T
