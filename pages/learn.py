@@ -186,12 +186,18 @@ def budget_per_order():
                "Trade-off page for means over many.")
 
 
+def _privpc_on_sachs(column, key: str):
+    """The real Priv-PC run two lessons show: Sachs, n = 100,000, the per-round ε chosen in ``column``."""
+    eps = float(column.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key=key, **URL))
+    with user_errors():
+        ds = load_dataset("sachs", 100_000, 0)
+        run = run_discovery(("learn-acc", eps), ds, algo="priv-pc", round_epsilon=eps, seed=0)
+    return eps, ds, run
+
+
 def sieve_and_examine():
     c1, c2 = st.columns([1, 2])
-    seps = float(c1.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key="lse", **URL))
-    with user_errors():
-        sds = load_dataset("sachs", 100_000, 0)
-        srun = run_discovery(("learn-acc", seps), sds, algo="priv-pc", round_epsilon=seps, seed=0)
+    seps, sds, srun = _privpc_on_sachs(c1, "lse")
     flow = teach.sieve_examine_flow(srun.result.trace, srun.result.params.get("alpha", 0.05))
     pv = srun.privacy
     labels = [f"{flow['asked']} tests asked", f"sieve: below threshold, edge kept ({flow['sieve_keep']})",
@@ -253,10 +259,7 @@ def who_sees_what():
 
 def as_in_paper_vs_sound():
     c1, c2 = st.columns([1, 2])
-    eps = float(c1.number_input("Priv-PC per-round ε", 0.05, 10.0, 1.0, 0.05, key="lae", **URL))
-    with user_errors():
-        ds = load_dataset("sachs", 100_000, 0)
-        run = run_discovery(("learn-acc", eps), ds, algo="priv-pc", round_epsilon=eps, seed=0)
+    _, _, run = _privpc_on_sachs(c1, "lae")
     acc = run.privacy["accounting"]
     rows = [{"rule": k, "ε": round(v["epsilon"], 3), "δ": "0" if v["delta"] == 0 else f"{v['delta']:.0e}",
              "valid bound": "yes" if v["valid"] else "no", "how": v["note"]} for k, v in acc.items()]
