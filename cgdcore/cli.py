@@ -112,13 +112,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the run's δ (advanced composition slack); default 1e-3 for the Priv-PC family, "
                         "1e-6 for laplace-pc, 1e-10 for curate")
     q.add_argument("--noise-seed", type=_nonneg_int("--noise-seed"), default=None,
-                   help="seed of the privacy noise (default: --seed)")
-    q.add_argument("--sampler", choices=["snapping", "plain"], default=None,
-                   help="Laplace noise sampler of laplace-pc, svt-pc, priv-pc and curate: 'snapping' (default; "
-                        "Mironov 2012's snapping mechanism, private in floating point) or 'plain' (numpy's "
-                        "sampler, which leaks the noised value through floating-point gaps, Mironov 2012)")
+                   help="seed of the privacy noise (default: fresh operating-system entropy, never reported); a "
+                        "fixed seed makes the run a reproducible demo, not private against anyone who knows it")
+    q.add_argument("--sampler", choices=["discrete", "plain"], default=None,
+                   help="noise of laplace-pc, svt-pc, priv-pc and curate: 'discrete' (default; exact discrete "
+                        "Laplace on a lattice, private in floating point) or 'plain' (numpy's floating-point "
+                        "Laplace as in the papers' code, which leaks through the gaps between doubles: no guarantee)")
+    q.add_argument("--statistic", choices=["sound", "paper"], default=None,
+                   help="Kendall statistic of the private algorithms: 'sound' (default; public normaliser, proven "
+                        "sensitivity 9/√n) or 'paper' (Priv-PC's, whose c1/√n is not a bound: no guarantee)")
     q.add_argument("--c1", type=_finite("--c1"), default=None,
-                   help="Kendall sensitivity constant c1 in Δz = c1/√n (6 = reference code, 4.5 = paper asymptotic)")
+                   help="with --statistic paper: Priv-PC's constant c1 in Δz = c1/√n (6 = reference code, "
+                        "4.5 = paper asymptotic)")
+    q.add_argument("--composition", choices=["advanced", "basic"], default=None,
+                   help="the budget filter's composition rule, fixed before the run (advanced, the default, or basic)")
     q.add_argument("--tweak", type=_finite("--tweak"), default=None, help="Priv-PC threshold tweak t (0.02)")
     q.add_argument("--subsample-ratio", type=_finite("--subsample-ratio"), default=None,
                    help="Priv-PC n/m in [1, 20] (default: the optimum)")
@@ -175,6 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--key-holder", type=_positive_int("--key-holder"), default=None,
                    help="which owner holds the secret key (1)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
+    q.add_argument("--trace", action="store_true",
+                   help="with --json: add every CI query in the order asked (what was noised, its sensitivity, the "
+                        "noise, the threshold, the decision and the ε it charged)")
 
     q = sub.add_parser("privatize", help="privatise every record of a dataset with a local-DP mechanism")
     src = q.add_mutually_exclusive_group(required=True)
@@ -348,7 +358,8 @@ def cmd_discover(args) -> int:
                         "Drop them or choose a private --algo.")
     if args.data and args.n is not None:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
-    options = {k: v for k, v in (("c1", args.c1), ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
+    options = {k: v for k, v in (("statistic", args.statistic), ("c1", args.c1), ("composition", args.composition),
+                                  ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
                                   ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
                                   ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),
                                   ("w_threshold", args.w_threshold), ("iterations", args.iterations),
@@ -384,8 +395,10 @@ def cmd_discover(args) -> int:
     res = discover(ds, algo=args.algo, ci_test=args.ci_test, alpha=args.alpha, variant=args.variant,
                    orientation=args.orientation, max_order=args.max_order, kendall_sided=args.kendall_sided,
                    bins=args.bins, epsilon=args.epsilon, round_epsilon=args.round_epsilon, delta=args.delta,
-                   seed=args.seed if args.noise_seed is None else args.noise_seed, options=options, ldp=ldp)
-    out = res.to_json()
+                   seed=args.noise_seed, options=options, ldp=ldp)
+    if args.trace and not args.json:
+        raise UserError("--trace adds the CI queries to the JSON output: use it with --json.")
+    out = res.to_json(trace=args.trace)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -407,12 +420,15 @@ def cmd_discover(args) -> int:
         pass  # encrypted without DP: nothing to account
     elif out["privacy"]:
         pv = out["privacy"]
-        cap = "uncapped" if pv["budget"] is None else f"budget ε={pv['budget']:g}"
-        print(f"privacy: ε={pv['epsilon']:.4g}, δ={pv['delta']:.3g} ({pv['rule']} composition of "
-              f"{pv['releases']} releases; {cap})")
+        print(f"privacy: {pv['statement']}")
+        used = pv.get("used")
+        if used:
+            print(f"  the filter used ε={used['epsilon']:.4g} of it ({pv['releases']} releases, {pv['rule']} rule)")
         for name, t in pv["accounting"].items():
-            tag = "" if t["valid"] else "  [comparison only]"
-            print(f"  {name:<55s} ε={t['epsilon']:<10.4g} δ={t['delta']:.3g}{tag}")
+            print(f"  {name:<55s} ε={t['epsilon']:<10.4g} δ={t['delta']:.3g}  [{t['status']}]")
+        noise = pv.get("noise")
+        if noise:
+            print(f"  noise: {noise['note']}")
     if out["stopped_early"]:
         print(f"stopped early: {out['stop_reason']}")
     print(f"{out['n_ci_tests']} CI tests (per order: {out['tests_per_order']}) in {out['seconds']:.3f} s")

@@ -98,13 +98,32 @@ class Discovery:
         v = self.variables
         return [{"source": v[i], "target": v[j], "directed": True} for i, j, _ in edge_list(self.dataset.truth)]
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``discover --json`` object of DESIGN.md (extra keys only add information)."""
+    def trace_json(self) -> list[dict[str, Any]]:
+        """One object per CI query in the order asked (``discover --json --trace``): ``x``, ``y``, ``S``
+        (names), ``order``, ``phase``, ``stage``, ``released`` (the exact value the noise was added to,
+        on its own scale), ``sensitivity`` (of that value, as charged), ``noise``, ``noisy``,
+        ``threshold``, ``independent`` and ``epsilon`` (charged by this query); null where a field does
+        not apply. ``released`` and ``noise`` are diagnostics from the exact data: not covered by ε."""
+        v = self.variables
+
+        def num(a):
+            return None if a is None or (isinstance(a, float) and math.isnan(a)) else float(a)
+
+        private = self.privacy is not None
+        return [{"x": v[r.x], "y": v[r.y], "S": [v[k] for k in r.S], "order": int(r.order), "phase": r.phase,
+                 "stage": r.stage or None, "released": num(r.released), "sensitivity": num(r.sensitivity),
+                 "noise": num(r.noise), "noisy": num(r.noisy), "threshold": num(r.threshold),
+                 "independent": bool(r.independent), "epsilon": float(r.epsilon) if private else None}
+                for r in self.result.trace]
+
+    def to_json(self, trace: bool = False) -> dict[str, Any]:
+        """The ``discover --json`` object of DESIGN.md (extra keys only add information); ``trace`` adds
+        every CI query (:meth:`trace_json`)."""
         from .metrics import CONVENTIONS
 
         res = self.result
         truth = self.truth_edges()
-        return {
+        out = {
             "dataset": self.dataset.name,
             "n": self.dataset.n,
             "variables": list(self.variables),
@@ -123,6 +142,9 @@ class Discovery:
             "seconds": round(self.seconds, 6),
             **({"fhe": self.extras["fhe_summary"]} if "fhe_summary" in self.extras else {}),
         }
+        if trace:
+            out["trace"] = self.trace_json()
+        return out
 
 
 def validate_alpha(alpha: Any) -> float:
@@ -192,7 +214,7 @@ def discover(
     epsilon: float | None = None,
     round_epsilon: float | None = None,
     delta: float | None = None,
-    seed: int | None = 0,
+    seed: int | None = None,
     options: Mapping[str, Any] | None = None,
     ldp: Mapping[str, Any] | None = None,
 ) -> Discovery:
@@ -207,11 +229,14 @@ def discover(
 
     Private algorithms (``PRIVATE_ALGORITHMS``): ``epsilon`` is the total budget (a hard cap
     kept by the ledger), ``round_epsilon`` the per-round ε of the sparse-vector family,
-    ``delta`` the run's δ, ``seed`` the noise seed. ``alpha`` is the threshold T (paper
-    defaults in ``ALGO_DEFAULTS`` when None). ``options``: ``c1`` (Kendall sensitivity
-    constant, 6), ``tweak`` (Priv-PC t, 0.02), ``subsample_ratio`` (Priv-PC n/m, optimal when
-    None), ``curate_sensitivity`` ("conservative"/"paper"), ``leakage`` ("sound"/"paper"),
-    ``beta1``/``beta2`` (0.2), ``max_flip_steps`` (EM-PC).
+    ``delta`` the run's δ, ``seed`` the noise seed (None, the default: fresh operating-system
+    entropy, never reported; a fixed seed makes the run a reproducible demo). ``alpha`` is the
+    threshold T (paper defaults in ``ALGO_DEFAULTS`` when None). ``options``: ``statistic``
+    ("sound", the proven Kendall statistic; "paper", Priv-PC's, no guarantee), ``c1`` (the paper
+    statistic's constant, 6), ``composition`` ("advanced"/"basic", the filter's rule),
+    ``sampler`` ("discrete"/"plain"), ``tweak`` (Priv-PC t, 0.02), ``subsample_ratio`` (Priv-PC
+    n/m, optimal when None), ``curate_sensitivity`` ("conservative"/"paper"), ``leakage``
+    ("sound"/"paper"), ``beta1``/``beta2`` (0.2), ``max_flip_steps`` (EM-PC).
 
     Local privacy (``ldp``): a mapping with ``mechanism`` (see ``cgdcore.local.MECHANISMS``),
     ``epsilon`` or ``p_max``, and optionally ``seed`` (default ``seed``), ``bins`` (equal-width
@@ -290,7 +315,7 @@ def discover(
         policy, ledger, info, pnotes, max_order = build_private_policy(
             algo, test, data, alpha=alpha, epsilon=epsilon, round_epsilon=round_epsilon,
             delta=defaults["delta"] if delta is None else delta, seed=seed, max_order=max_order,
-            options=dict(options or {}))
+            options=dict(options or {}), orientation=orientation)
         notes.extend(pnotes)
         params.update(info.pop("params", {}))
         params["max_order"] = max_order

@@ -13,6 +13,7 @@ is never copied.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
@@ -29,10 +30,11 @@ ORIENTATION_RULES = ("standard", "conservative", "majority")
 class Decision(NamedTuple):
     """A policy's answer to one CI query.
 
-    Private policies also say what they released: the noise drawn, the noisy value that was
-    compared, the threshold it was compared with, the ε spent on this query and the stage
-    ("laplace", "sieve", "examine", "svt", "curate" ...). ``p_value`` is the non-private
-    p-value on the full data, so a trace can show which decisions the noise flipped.
+    Private policies also say what they released: the exact value the noise was added to
+    (``released``, on its own scale) and its sensitivity as charged, the noise drawn, the noisy
+    value that was compared, the threshold it was compared with, the ε charged by this query
+    and the stage ("laplace", "sieve", "examine", "svt", "curate" ...). ``p_value`` is the
+    non-private p-value on the full data, so a trace can show which decisions the noise flipped.
     """
 
     independent: bool
@@ -43,6 +45,8 @@ class Decision(NamedTuple):
     threshold: float = float("nan")
     epsilon: float = 0.0
     stage: str = ""
+    released: float = float("nan")
+    sensitivity: float = float("nan")
 
 
 class TestRecord(NamedTuple):
@@ -61,11 +65,13 @@ class TestRecord(NamedTuple):
     threshold: float = float("nan")
     epsilon: float = 0.0
     stage: str = ""
+    released: float = float("nan")
+    sensitivity: float = float("nan")
 
     @classmethod
     def of(cls, x: int, y: int, S: tuple[int, ...], order: int, dec: Decision, phase: str) -> "TestRecord":
         return cls(x, y, S, order, dec.statistic, dec.p_value, dec.independent, phase,
-                   dec.noise, dec.noisy, dec.threshold, dec.epsilon, dec.stage)
+                   dec.noise, dec.noisy, dec.threshold, dec.epsilon, dec.stage, dec.released, dec.sensitivity)
 
 
 @runtime_checkable
@@ -165,6 +171,18 @@ class Result:
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     n_ci_tests: int = 0
+
+
+def max_ci_queries(d: int, max_order: int | None, orientation: str = "standard") -> int:
+    """A data-independent upper bound on the CI queries one PC run can ask: every ordered pair with every
+    conditioning set of size ≤ max_order from the other d − 2 variables, plus, for the conservative and
+    majority rules, every subset of both neighbourhoods for every unshielded triple. A private run
+    without a budget states its guarantee at this many releases."""
+    top = d - 2 if max_order is None else min(int(max_order), d - 2)
+    skeleton = d * (d - 1) * sum(math.comb(d - 2, k) for k in range(max(top, 0) + 1))
+    if orientation == "standard":
+        return skeleton
+    return skeleton + math.comb(d, 2) * (d - 2) * 2 ** (d - 1)
 
 
 def _check_params(d, variant, orientation, max_order):

@@ -127,10 +127,15 @@ def floating_point_leak(samples: int, scale: float, rng: np.random.Generator) ->
     one that does not came from f = 0: far beyond the e^ε = e^{1/λ} that DP promises.
     *Snapping*: both inputs give multiples of Λ (the smallest power of two ≥ λ) clamped to
     [−B, B], B = 2Λ; each output's frequency ratio stays within e^ε (Theorem 1).
+    *Discrete* (what the private algorithms use): f is put on a lattice of resolution r = 2^j, an exact
+    discrete Laplace integer is added, and every output is a lattice point reachable from both inputs;
+    the largest ratio of output probabilities is exactly K·s/t ≤ ε (cgdcore.privacy.discrete).
     Returns, per input, the share of plain outputs in the window that lie on the 2^−53 grid,
-    one example output of each in hexadecimal, and the snapping outputs' frequencies.
+    one example output of each in hexadecimal, the snapping outputs' frequencies and the discrete
+    mechanism's lattice and exact worst-case ratio.
     """
-    from cgdcore.central.snapping import snapping_epsilon, snapping_grid, snapping_laplace_array
+    from cgdcore.privacy.mechanisms import LaplaceMechanism
+    from cgdcore.privacy.snapping import snapping_epsilon, snapping_grid, snapping_laplace_array
 
     window, grid = 2.0 ** -6, 2.0 ** -53
     plain: dict[float, dict] = {}
@@ -152,6 +157,12 @@ def floating_point_leak(samples: int, scale: float, rng: np.random.Generator) ->
     support = sorted(set(snap[0.0]) | set(snap[1.0]))
     ratios = [abs(math.log(snap[0.0].get(v, 0) / snap[1.0][v])) if snap[0.0].get(v) and snap[1.0].get(v) else math.inf
               for v in support]
+    noise = LaplaceMechanism(1.0, 1.0 / scale, np.random.default_rng(int(seeds[0])), None, bound=4.0).noise
+    lat = noise.lattice
+    draws = [noise.add(x).noisy for x in (0.0, 1.0) for _ in range(200)]
+    discrete = {"resolution": lat.resolution, "K": lat.sensitivity,
+                "exact_log_ratio": lat.sensitivity * noise.stream.s / noise.stream.t,
+                "on_lattice": all((v / lat.resolution).is_integer() for v in draws)}
     return {"plain": plain, "snapping": snap, "support": support, "max_log_ratio": max(ratios),
             "epsilon": 1.0 / scale, "snapping_epsilon": snapping_epsilon(1.0, scale, bound), "grid": big,
-            "bound": bound, "window": window}
+            "bound": bound, "window": window, "discrete": discrete}

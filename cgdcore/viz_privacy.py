@@ -15,7 +15,7 @@ import numpy as np
 from cgdcore.palette import (BLACK, BLUE, DARK_GREY, GREEN, GREY, ORANGE, PURPLE, SKY, VERMILION,  # noqa: F401
                               line, marker, rgba, theme)
 
-__all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "releases_per_order_figure", "objective_figure",
+__all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "STATUS_STYLE", "releases_per_order_figure", "objective_figure",
            "curate_plan_figure", "lemma1_figure", "privpc_scales_figure", "composition_figure"]
 
 
@@ -104,32 +104,40 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
                    yaxis_title="p-value scale")
 
 
-def ledger_totals_figure(accounting: dict, headline: str, with_title: bool = True):
-    """Horizontal bars: total ε under each composition rule (valid rules solid, others hatched)."""
+#: how each status of a total is drawn: colour and hatch (cgdcore.privacy.ledger.STATUS)
+STATUS_STYLE = {"guarantee": (VERMILION, ""), "realised": (GREY, "/"), "as in paper": (DARK_GREY, "x")}
+
+
+def ledger_totals_figure(accounting: dict, with_title: bool = True):
+    """Horizontal bars: the run's guarantee (solid) and the comparison totals (hatched), each labelled with
+    its status from the ledger's one vocabulary ("guarantee", "realised", "as in paper")."""
     import plotly.graph_objects as go
 
     names = list(accounting)
     eps = [accounting[k]["epsilon"] for k in names]
-    colours = [VERMILION if k == headline else (BLUE if accounting[k]["valid"] else GREY) for k in names]
-    pattern = ["" if accounting[k]["valid"] else "/" for k in names]
+    status = [accounting[k].get("status", "guarantee" if accounting[k]["valid"] else "realised") for k in names]
+    void = not any(accounting[k]["valid"] for k in names)
+    colours = [STATUS_STYLE[s][0] if not (void and s == "guarantee") else GREY for s in status]
+    pattern = [STATUS_STYLE[s][1] if not (void and s == "guarantee") else "." for s in status]
     hover = [f"{k}: ε = {accounting[k]['epsilon']:.4g}, δ = {accounting[k]['delta']:.3g}<br>{accounting[k]['note']}"
              for k in names]
-    text = [f"{e:.3g}" + (" (headline)" if k == headline else "") for k, e in zip(names, eps)]
+    text = [f"{e:.3g} ({'no guarantee' if void else s})" for e, s in zip(eps, status)]
     # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
                            hovertext=hover, hoverinfo="text", text=text, textposition="outside", cliponaxis=False,
-                           name="total ε", textfont=dict(size=14, color="#111111")))
+                           name="ε", textfont=dict(size=14, color="#111111")))
     fig.update_yaxes(autorange="reversed")
     pos = [e for e in eps if e > 0 and math.isfinite(e)]
-    if pos and max(pos) / min(pos) > 30:
+    log = bool(pos) and max(pos) / min(pos) > 30
+    if log:
         lo, hi = math.log10(min(pos)), math.log10(max(pos))
-        fig.update_xaxes(type="log", dtick=1, range=[lo - 0.3, hi + 0.25 * (hi - lo) + 0.3])
+        fig.update_xaxes(type="log", dtick=1, range=[lo - 0.3, hi + 0.35 * (hi - lo) + 0.6])
     elif pos:
-        fig.update_xaxes(range=[0, max(pos) * 1.45])
-    return _layout(fig, height=70 + 40 * len(names), xaxis_title="total ε of the run" + (" (log scale)" if pos and
-                   max(pos) / min(pos) > 30 else ""),
-                   **({"title": "Total ε by rule — dark orange: headline; hatched: comparison only"}
-                      if with_title else {}))
+        fig.update_xaxes(range=[0, max(pos) * 1.6])
+    title = ("No total is a guarantee for this run" if void else
+             "The guarantee (solid) and comparisons that are not guarantees (hatched)")
+    return _layout(fig, height=70 + 40 * len(names), xaxis_title="ε" + (" (log scale)" if log else ""),
+                   **({"title": title} if with_title else {}))
 
 
 def releases_per_order_figure(per_order: list[dict]):
@@ -211,21 +219,22 @@ def objective_figure(T, beta1, beta2, sensitivity, orders: int = 3, c1=1.0, c2=1
                    title="CURATE objective (2): Π q⁽¹⁾ + 1 − Π(1 − q⁽²⁾)")
 
 
-def privpc_scales_figure(n: int, c1: float = 6.0, sided: str = "one"):
-    """Priv-PC: optimal n/m and the three noise scales vs the per-round ε (seed_privpc.md §2 table)."""
+def privpc_scales_figure(n: int, sided: str = "one"):
+    """Priv-PC: optimal n/m and the three noise scales vs the per-round ε (seed_privpc.md §2 table), with the
+    sensitivity of the proven statistic, Φ(9/√n) − ½ on the full data and Φ(9/√m) − ½ on the sub-sample."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    from cgdcore.central.mechanisms import sieve_epsilon
     from cgdcore.central.policies import optimal_subsample_ratio
-    from cgdcore.citests import kendall_p_sensitivity
+    from cgdcore.citests import KENDALL_PUBLIC_C, p_sensitivity
+    from cgdcore.privacy.mechanisms import sieve_epsilon
 
     eps = np.logspace(-2, 1.5, 60)
-    sens = kendall_p_sensitivity(n, c1, sided)
+    sens = p_sensitivity(KENDALL_PUBLIC_C / math.sqrt(n), sided)
     ratio = np.array([optimal_subsample_ratio(e) for e in eps])
     m = np.floor(n / ratio)
     eps_s = np.array([sieve_epsilon(e, n, mm) for e, mm in zip(eps, m)])
-    sub = sens * np.sqrt(n / m)
+    sub = np.array([p_sensitivity(KENDALL_PUBLIC_C / math.sqrt(mm), sided) for mm in m])
     fig = make_subplots(rows=1, cols=2, subplot_titles=("sub-sampling rate m/n", "noise scale (p-value units)"))
     xl = "per-round ε"
     fig.add_trace(_curve(eps, 1 / ratio, "optimal m/n", 0, xl, "sub-sampling rate m/n"), 1, 1)
@@ -239,19 +248,21 @@ def privpc_scales_figure(n: int, c1: float = 6.0, sided: str = "one"):
 
 
 def composition_figure(eps0: float, delta: float, k_max: int = 2000):
-    """Total ε of k releases of ε0: basic, advanced (Dwork–Roth 3.20) and their minimum."""
+    """Total ε of k releases of ε0: basic, Dwork–Roth's advanced composition (k fixed in advance) and the
+    advanced-composition filter the ledger uses (valid when the releases are chosen adaptively)."""
     import plotly.graph_objects as go
 
-    from cgdcore.accounting import advanced_composition_homogeneous
+    from cgdcore.privacy.ledger import advanced_composition_homogeneous, advanced_filter
 
     ks = np.unique(np.round(np.logspace(0, math.log10(k_max), 80)).astype(int))
     basic = ks * eps0
     adv = np.array([advanced_composition_homogeneous(int(k), eps0, delta)[0] for k in ks])
+    filt = np.minimum(basic, [advanced_filter(k * eps0 * eps0, delta) for k in ks])
     fig = go.Figure()
     xl, yl = "releases k", "total ε"
     fig.add_trace(_curve(ks, basic, "basic kε₀", 0, xl, yl, fmt=".4~g"))
-    fig.add_trace(_curve(ks, adv, "advanced (Dwork–Roth 3.20)", 1, xl, yl))
-    fig.add_trace(_curve(ks, np.minimum(basic, adv), "min of the two (valid)", 2, xl, yl))
+    fig.add_trace(_curve(ks, adv, "advanced (Dwork–Roth 3.20, k fixed in advance)", 1, xl, yl))
+    fig.add_trace(_curve(ks, filt, "the ledger's filter: min(basic, √(2k ln(1/δ))ε₀ + kε₀²/2)", 2, xl, yl))
     fig.data[-1].line.width = 4
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)

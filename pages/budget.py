@@ -3,6 +3,7 @@ import streamlit as st
 
 from cgdcore.data import list_datasets
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.privacy import accounting_table, guarantee_metrics, noise_seed_input, status_legend
 
 route_through_app()
 
@@ -24,16 +25,19 @@ re-optimised once the order's outcome — how many edges remain — is known.
 **Priv-PC** (Wang, Pang & Song 2020) pays per *round* instead: the sieve runs the sparse vector technique on a
 sub-sample of m rows, where sub-sampling amplifies privacy, and each hit is examined on the full data.
 
-Both papers total their spending with formulas of their own. This page runs the same data both ways and shows
-those totals next to the sound ones (basic composition, Dwork–Roth advanced composition with its exact
-k·ε(e^ε − 1) term, and their per-group minimum).
+Both papers total their spending with formulas of their own, at the number of releases their run happened to
+make. Because PC chooses its next test from earlier answers, that number depends on the data, and the
+composition theorems do not cover a total computed from it. A sound run fixes its budget *before* it starts and
+a **filter** refuses every release that would exceed it; the budget is then the guarantee. This page runs the
+same data both ways and shows the papers' totals next to the guarantee.
 """,
     latex=[r"q_i^{(1)} = \tfrac{c_1}{2} + \tfrac12 e^{-T\beta_1\epsilon_i/\Delta},\quad "
            r"q_i^{(2)} = \tfrac{c_2}{2} + \tfrac12 e^{-T\beta_2\epsilon_i/\Delta}",
            r"\min_{\epsilon_i \ge \dots \ge \epsilon_L}\ \prod_j q_j^{(1)} + 1 - \prod_j \big(1 - q_j^{(2)}\big)"
            r"\quad\text{s.t.}\quad \sum_j \mathrm{leak}(t_j, \epsilon_j) \le \epsilon^{(i)}_{\text{Total}}",
            r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big),\qquad "
-           r"\epsilon_{\text{adv}} = \sqrt{2k\ln(1/\delta')}\,\epsilon_0 + k\,\epsilon_0\,(e^{\epsilon_0}-1)"],
+           r"\text{filter: stop before } \min\Big(\sum_i\epsilon_i,\ \sqrt{2\ln(1/\delta)\textstyle\sum_i"
+           r"\epsilon_i^2} + \tfrac12\sum_i\epsilon_i^2\Big) > \epsilon_{\text{budget}}"],
 )
 
 NETWORKS = [i.name for i in list_datasets() if i.kind == "discrete" and i.truth and i.n_rows is None]
@@ -49,11 +53,12 @@ with checked_url_settings(), st.sidebar:
     round_eps = float(st.number_input("Priv-PC per-round ε", min_value=0.01, max_value=100.0, value=1.0, step=0.1,
                                       format="%g", key="breps", **URL))
     sens = st.radio("CURATE sensitivity", ["conservative", "paper"], key="bsens", horizontal=True,
-                    help="conservative: Priv-PC's Φ(6/√n) − ½; paper: 0.3627/√n (not a valid worst-case bound).",
+                    help="conservative: the proven Φ(9/√n) − ½ of the Kendall statistic with a public normaliser; "
+                         "paper: 0.3627/√n (not a valid worst-case bound: no guarantee).",
                     **URL)
     beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                  format="%g", key="bbeta", **URL))
-    seed = int(st.number_input("Noise seed", min_value=0, max_value=2**31 - 1, value=0, key="bseed", **URL))
+    seed, draw = noise_seed_input("bseed", default_fixed="bseed" in st.query_params)
 
 with user_errors():
     with st.spinner("Sampling data…"):
@@ -63,8 +68,8 @@ with user_errors():
     priv_params = dict(algo="priv-pc", round_epsilon=round_eps, seed=seed, alpha=0.10, kendall_sided="one")
     with st.status("Running CURATE and Priv-PC…", expanded=False) as status:
         cur = run_discovery(("budget", name, n, tuple(sorted(curate_params.items())),
-                             tuple(sorted(curate_opts.items()))), ds, options=curate_opts, **curate_params)
-        priv = run_discovery(("budget", name, n, tuple(sorted(priv_params.items()))), ds, **priv_params)
+                             tuple(sorted(curate_opts.items())), draw), ds, options=curate_opts, **curate_params)
+        priv = run_discovery(("budget", name, n, tuple(sorted(priv_params.items())), draw), ds, **priv_params)
         status.update(label=f"CURATE: {cur.result.n_ci_tests} tests, Priv-PC: {priv.result.n_ci_tests} tests",
                       state="complete")
 
@@ -82,7 +87,8 @@ with tab_cur:
     st.plotly_chart(vp.curate_plan_figure(plans, used), key="plan", width="stretch")
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
-    c2.metric("ε spent", f"{cur.privacy['epsilon']:.4g}", help=f"headline rule: {cur.privacy['rule']}")
+    c2.metric("Used by the filter", f"{cur.privacy['used']['epsilon']:.4g}",
+              help=f"the {cur.privacy['rule']} rule at the releases made; the guarantee is the budget")
     c3.metric("Orders run", len(cur.result.tests_per_order))
     c4.metric("Skeleton F1", f"{cur.metrics['skeleton_f1']:.3f}")
     if cur.result.stopped_early:
@@ -93,17 +99,17 @@ with tab_cur:
                f"({cur.privacy['epsilon_floor']:.3g}, where the Laplace noise's s.d. reaches 1) stops the run "
                "instead of running tests that are coin flips.")
     per_order_sum = {r["order"]: r["epsilon"] for r in cur.privacy["per_order"]}
-    st.dataframe([{"order": p["order"], "ε spent before (tightest valid total)": total - p["remaining"],
+    st.dataframe([{"order": p["order"], "ε used before (the filter's rule)": total - p["remaining"],
                    "ε left": p["remaining"], "edges left": p["edges"], "ε per test": p["planned"][0],
                    "tests run": (cur.result.tests_per_order[k] if k < len(cur.result.tests_per_order) else 0),
                    "Σε of the order's tests": per_order_sum.get(p["order"], 0.0)}
                   for k, p in enumerate(plans)], hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                for c in ("ε spent before (tightest valid total)", "ε left", "ε per test",
+                                for c in ("ε used before (the filter's rule)", "ε left", "ε per test",
                                           "Σε of the order's tests")})
-    st.caption("\"ε spent\" is the tightest valid total of everything released so far, so it is less than the plain "
-               "sum Σε whenever advanced composition is tighter, and the rule that is tightest can change as "
-               "releases accumulate (the per-order advanced bound blows up when ε per test is large).")
+    st.caption("\"ε used\" is the filter's rule — min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2) — at everything released so "
+               "far, so it is less than the plain sum Σε once there are many small releases. The plan must keep "
+               "it within the budget; the guarantee is the budget itself.")
     if not cur.privacy.get("guarantee", True):
         st.error(f"Not a privacy guarantee: {cur.privacy['guarantee_note']}.", icon=":material/gpp_bad:")
 
@@ -125,36 +131,30 @@ with tab_priv:
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Sub-sample m", f"{pv['subsample_rows']:,}", help=f"n/m = {pv['subsample_ratio']:.3g}")
     c2.metric("Sieve ε′", f"{pv['sieve_epsilon']:.3g}")
-    c3.metric("Rounds (sieve hits)", f"{sum(1 for r in priv.extras['ledger'].releases if r.group == 'sieve')}")
+    c3.metric("Rounds (sieve hits)", f"{priv.extras['policy'].rounds}")
     c4.metric("Skeleton F1", f"{priv.metrics['skeleton_f1']:.3f}")
     st.caption("Left: the sub-sampling rate m/n minimising √(n/m)/ln((n/m)(e^{ε/2}−1)+1) over n/m ∈ [1, 20] (a "
                "bounded search; the reference code's BFGS returns 1/20 at large ε). Right: the noise scales on the "
-               f"p-value scale at n = {n:,} with c₁ = 6.")
+               f"p-value scale at n = {n:,}, from the proven sensitivity Φ(9/√n) − ½ (Φ(9/√m) − ½ on the "
+               "sub-sample).")
 
 with tab_acc:
     st.markdown(
-        "**Why the totals differ.** CURATE's paper composes each order's tests as t·ε² + ε·√(2t ln(1/δ′)); "
-        "Dwork & Roth's advanced composition has t·ε(e^ε − 1) in place of t·ε², which is larger, so the paper "
-        "slightly *understates* its leakage — and when there are few tests, basic composition t·ε is smaller "
-        "than either. Priv-PC's paper reports advanced composition over its K rounds at ε each; its code "
-        "composes the sieve halves and the examine halves apart (at δ/2 each), which is what our per-group rule "
-        "does. The headline total of a run is the smallest **valid** bound; the papers' own numbers are shown "
-        "for comparison only.")
+        "**What each run can promise.** CURATE's run has a budget: the filter refused every release past it, so "
+        f"its guarantee is ε = {total:g}, whatever the data did. Priv-PC at ε = {round_eps:g} per round has no "
+        "budget, as in the paper: its rounds stop only when PC does, so all it can promise is the composition of "
+        "the most rounds any run on data of this shape could make — a far larger number than the total of the "
+        "rounds this run happened to make, which is the number the paper reports. The papers' own formulas "
+        "(CURATE's t·ε² + ε·√(2t ln(1/δ′)), which also understates Dwork & Roth's t·ε(e^ε − 1); Priv-PC's "
+        "advanced composition over its K rounds) are shown for comparison. " + status_legend())
     left, right = st.columns(2)
     for col, res, title in ((left, cur, "CURATE"), (right, priv, "Priv-PC")):
-        acc = res.privacy["accounting"]
-        col.subheader(title)
-        col.caption("Total ε by rule — dark orange: headline; hatched: comparison only")
-        col.plotly_chart(vp.ledger_totals_figure(acc, res.privacy["rule"], with_title=False), key=f"acc_{title}",
-                         width="stretch")
-        col.dataframe({"rule": list(acc), "ε": [a["epsilon"] for a in acc.values()],
-                       "δ": [a["delta"] for a in acc.values()],
-                       "valid": ["yes" if a["valid"] else "comparison only" for a in acc.values()]},
-                      hide_index=True, width="stretch",
-                      column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
-                                     "δ": st.column_config.NumberColumn(format="%.3g")})
+        with col:
+            st.subheader(title)
+            guarantee_metrics(res.privacy, st.columns(2) + st.columns(2))
+            accounting_table(res.privacy["accounting"], f"acc_{title}")
     st.plotly_chart(vp.composition_figure(round_eps / 2, 1e-3), key="composition", width="stretch")
     st.caption(f"Priv-PC's releases are ε₀ = {round_eps / 2:g} each (a sieve or an examine half of a round). "
-               "Advanced composition beats basic composition only when ε₀ is small and the releases are many "
-               "(roughly k > 2 ln(1/δ′)/(1 − (e^ε₀ − 1))²); for ε₀ ≳ 0.7 it never does. The valid total is the "
-               "smaller of the two.")
+               "Dwork & Roth's advanced composition needs the number of releases fixed in advance; the ledger's "
+               "filter (Whitehouse et al. 2023) holds when the releases are chosen adaptively, as PC's are, and is "
+               "tighter still. Both beat basic composition only when ε₀ is small and the releases are many.")

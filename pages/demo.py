@@ -124,8 +124,8 @@ if outcome.panels:
             if private:
                 a, b = st.columns(2)
                 a.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
-                b.metric("ε spent", "—" if p.epsilon is None else f"{p.epsilon:.3g}",
-                         help="total ε of the run under sound accounting; — = no differential privacy")
+                b.metric("guaranteed ε", "—" if p.epsilon is None else f"{p.epsilon:.3g}",
+                         help="the ε the run can promise, fixed before it started; — = no differential privacy")
             else:
                 st.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
             if p.note:

@@ -11,6 +11,7 @@ from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE
 from cgdcore.metrics import CONVENTIONS
 from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, user_errors)
+from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 
 route_through_app()
 
@@ -82,7 +83,7 @@ with checked_url_settings(), st.sidebar:
     st.caption(ALGORITHMS[algo])
     private = algo in PRIVATE_ALGORITHMS
     total_eps = round_eps = delta = None
-    noise_seed = 0
+    noise_seed, noise_draw = None, 0
     algo_opts = {}
     if private:
         if algo in ROUND_ALGORITHMS:
@@ -100,36 +101,48 @@ with checked_url_settings(), st.sidebar:
                                               help="A hard cap: the run never records more.", **URL))
         delta = st.select_slider("δ", options=[1e-12, 1e-10, 1e-8, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2],
                                  value=ALGO_DEFAULTS[algo]["delta"], key=f"delta_{algo}",
-                                 help="The run's δ: the slack of advanced composition.", **URL)
-        noise_seed = int(st.number_input("Noise seed", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                                         key="nseed", help="Same seed, same noise: results are reproducible.", **URL))
+                                 help="The run's δ: the chance that the advanced-composition filter's bound fails.",
+                                 **URL)
+        noise_seed, noise_draw = noise_seed_input("nseed", default_fixed="nseed" in st.query_params)
         with st.expander("Algorithm options"):
+            algo_opts["composition"] = st.radio(
+                "Composition rule of the budget filter", ["advanced", "basic"], key="comp", horizontal=True,
+                help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
+                     "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0.", **URL)
             if algo != "em-pc":
-                algo_opts["c1"] = st.radio("Kendall sensitivity constant c₁", [6.0, 4.5], key="c1", horizontal=True,
-                                           help="Δz = c₁/√n. 6: the Priv-PC reference code (conservative); "
-                                                "4.5: the paper's asymptotic value.", **URL)
+                statistic = st.radio(
+                    "Kendall statistic", ["sound", "paper"], key="stat", horizontal=True,
+                    help="sound: every stratum counted over the public normaliser √(9n/4); its sensitivity 9/√n is "
+                         "proven. paper: Priv-PC's statistic over the usable strata, whose claimed c₁/√n is not a "
+                         "bound (one row can switch a stratum on or off) — the run then has no guarantee.", **URL)
+                algo_opts["statistic"] = statistic
+                if statistic == "paper":
+                    algo_opts["c1"] = st.radio("Priv-PC's constant c₁", [6.0, 4.5], key="c1", horizontal=True,
+                                               help="Δz = c₁/√n as claimed. 6: the reference code; 4.5: the "
+                                                    "paper's asymptotic value.", **URL)
             if algo == "priv-pc":
                 algo_opts["tweak"] = float(st.number_input("Threshold tweak t", min_value=0.0, max_value=0.5,
                                                            value=0.02, step=0.01, format="%g", key="tweak", **URL))
             if algo == "curate":
                 algo_opts["curate_sensitivity"] = st.radio(
                     "Sensitivity", ["conservative", "paper"], key="csens", horizontal=True,
-                    help="conservative: Priv-PC's Φ(6/√n) − ½; paper: CURATE's 0.3627/√n, which is not a valid "
-                         "worst-case bound.", **URL)
-                algo_opts["leakage"] = st.radio("Leakage per order in the optimiser", ["sound", "paper"], key="cleak",
+                    help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, which is "
+                         "not a valid worst-case bound (the run then has no guarantee).", **URL)
+                algo_opts["leakage"] = st.radio("Leakage in the optimiser", ["sound", "paper"], key="cleak",
                                                 horizontal=True,
-                                                help="sound: min(basic, Dwork–Roth advanced); paper: t·ε² form.",
-                                                **URL)
+                                                help="sound: the plan must fit the run's own filter; paper: the "
+                                                     "paper's per-order t·ε² form (the filter still stops the run at "
+                                                     "the budget).", **URL)
                 beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                              format="%g", key="beta", **URL))
                 algo_opts["beta1"] = algo_opts["beta2"] = beta
             if algo != "em-pc":
                 algo_opts["sampler"] = st.radio(
-                    "Noise sampler", ["snapping", "plain"], key="sampler", horizontal=True,
-                    help="snapping: Mironov's (2012) floating-point-safe Laplace mechanism (clamp, add noise, round "
-                         "to a power-of-two grid; its tiny extra 2⁻⁴⁹·B/λ is in the ledger). plain: numpy's textbook "
+                    "Noise sampler", ["discrete", "plain"], key="sampler", horizontal=True,
+                    help="discrete: exact discrete Laplace noise on a fine power-of-two lattice (Canonne, Kamath & "
+                         "Steinke 2020), so the privacy proofs hold exactly in floating point. plain: numpy's textbook "
                          "sampler, as in the papers' code, whose low-order bits can reveal the noised value (Learn, "
-                         "lesson 9).", **URL)
+                         "lesson 9) — the run then has no guarantee.", **URL)
 
     st.header("Test")
     if private:
@@ -188,7 +201,8 @@ params = dict(ci_test=ci_test, alpha=float(alpha), variant=variant, orientation=
               algo=algo)
 if private:
     params.update(epsilon=total_eps, round_epsilon=round_eps, delta=float(delta), seed=noise_seed)
-run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items()))
+# a fresh-noise run is kept per draw: the same release is shown again, "Draw new noise" asks for another one
+run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items())) + (("draw", noise_draw),)
 
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Dataset", ds.name)
@@ -239,17 +253,10 @@ cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
 cols[-1].metric("Run time", f"{res.seconds:.2f} s")
 pv = res.privacy
 if pv:
-    pc1, pc2, pc3, pc4 = st.columns(4)
-    pc1.metric("ε spent", f"{pv['epsilon']:.4g}", help=f"Headline total: the tightest valid rule ({pv['rule']}). "
-               "All rules are in the Privacy ledger tab.")
-    pc2.metric("δ", f"{pv['delta']:.3g}")
-    pc3.metric("Releases", f"{pv['releases']:,}", help="Privacy-costing releases recorded in the ledger.")
-    pc4.metric("Budget", "uncapped" if pv["budget"] is None else f"{pv['budget']:g}")
+    guarantee_metrics(pv)
+    guarantee_message(pv)
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
-    if not pv.get("guarantee", True):
-        st.error(f"**Not a privacy guarantee.** {pv['guarantee_note']}. The totals are shown for comparison with "
-                 "the paper only.", icon=":material/gpp_bad:")
     from cgdcore.viz_privacy import noise_rows as _noise_rows
 
     _rows = _noise_rows(res.result.trace, float(alpha), names)
@@ -266,7 +273,7 @@ else:
                "pairs; arc F1 = Priv-PC convention (directed edge tuples, undirected = both directions, against the "
                "true CPDAG); SHD between CPDAGs.")
 for note in res.notes:
-    if note not in ds.notes:
+    if note not in ds.notes and not (pv and note == (pv.get("noise") or {}).get("note")):  # shown above
         st.caption(f":material/info: {note}")
 
 rows = viz.edge_table(res.cpdag, truth, names)
@@ -286,18 +293,11 @@ if pv:
     from cgdcore import viz_privacy as vp
 
     with tab_ledger:
-        st.caption("Every release the run made is in the ledger; each rule below totals the same releases. The "
-                   "headline is the smallest **valid** total whose δ is within the run's δ. Rules marked "
-                   "*comparison only* are either the papers' own formulas or the privacy-loss-distribution "
-                   "accountant, which is tight only for a release sequence fixed in advance.")
-        acc = pv["accounting"]
-        st.plotly_chart(vp.ledger_totals_figure(acc, pv["rule"]), key="ledger_totals", width="stretch")
-        st.dataframe({"rule": list(acc), "ε": [a["epsilon"] for a in acc.values()],
-                      "δ": [a["delta"] for a in acc.values()],
-                      "valid guarantee": ["yes" if a["valid"] else "comparison only" for a in acc.values()],
-                      "how": [a["note"] for a in acc.values()]}, hide_index=True, width="stretch",
-                     column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
-                                    "δ": st.column_config.NumberColumn(format="%.3g")})
+        st.caption("Every release the run made is in the ledger. Its guarantee was fixed before it started: the "
+                   f"budget (or, uncapped, the most releases any run could make), enforced by the {pv['rule']} "
+                   "composition filter. The other totals compose the releases this run happened to make, or follow "
+                   "the papers' formulas; neither is a guarantee. " + status_legend())
+        accounting_table(pv["accounting"], "ledger")
         st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
         if pv.get("plan"):
             st.caption("Laplace-PC's split: before each order the budget left is divided evenly over the orders "
@@ -358,26 +358,32 @@ with tab_log:
     import pandas as pd
 
     tr = res.result.trace
+    records = res.trace_json()  # the records of `discover --json --trace`
     log = pd.DataFrame({
-        "x": [names[r.x] for r in tr], "y": [names[r.y] for r in tr],
-        "S": [", ".join(names[s] for s in r.S) or "∅" for r in tr],
-        "order": [r.order for r in tr], "statistic": [r.statistic for r in tr],
-        "p-value": [r.p_value for r in tr],
-        "decision": ["independent → remove" if r.independent else "dependent → keep" for r in tr],
-        "phase": [r.phase for r in tr]})
+        "x": [r["x"] for r in records], "y": [r["y"] for r in records],
+        "S": [", ".join(r["S"]) or "∅" for r in records], "order": [r["order"] for r in records],
+        "statistic": [r.statistic for r in tr], "p-value": [r.p_value for r in tr],
+        "decision": ["independent → remove" if r["independent"] else "dependent → keep" for r in records],
+        "phase": [r["phase"] for r in records]})
     if pv:
-        log["stage"] = [r.stage for r in tr]
-        log["noise"] = [r.noise for r in tr]
-        log["noisy value"] = [r.noisy for r in tr]
-        log["threshold"] = [r.threshold for r in tr]
-        log["ε spent"] = [r.epsilon for r in tr]
+        log["stage"] = [r["stage"] for r in records]
+        for col, field in (("released", "released"), ("sensitivity", "sensitivity"), ("noise", "noise"),
+                           ("noisy value", "noisy"), ("threshold", "threshold"), ("ε charged", "epsilon")):
+            log[col] = [r[field] for r in records]
+        st.caption("statistic, p-value, released and noise are computed from the exact data: they are shown to "
+                   "teach what the noise did and are not covered by ε.")
     only_removed = st.toggle("Only tests that removed an edge", key="log_removed")
     view = log[log["decision"].str.startswith("independent")] if only_removed else log
     st.dataframe(view, hide_index=True, width="stretch", height=380,
                  column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                for c in ("p-value", "statistic", "noise", "noisy value", "threshold", "ε spent")})
-    st.download_button("Download the CI-test log (CSV)", log.to_csv(index=False), "ci_test_log.csv", "text/csv",
-                       on_click="ignore", key="dl_log", icon=":material/download:")
+                                for c in ("p-value", "statistic", "released", "sensitivity", "noise", "noisy value",
+                                          "threshold", "ε charged")})
+    l1, l2 = st.columns(2)
+    l1.download_button("CI-test trace (CSV)", pd.DataFrame(records).assign(
+        S=[" ".join(r["S"]) for r in records]).to_csv(index=False), "ci_test_trace.csv", "text/csv",
+        on_click="ignore", key="dl_log", icon=":material/download:")
+    l2.download_button("CI-test trace (JSON)", json.dumps(records, indent=1), "ci_test_trace.json",
+                       "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")
 
 with tab_edges:
     learned_rows = [r for r in rows if r.kind != "missing"]

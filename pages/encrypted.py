@@ -4,6 +4,7 @@ import threading
 import streamlit as st
 
 from cgdcore.fhe.protocol import MODES
+from ui.privacy import accounting_table, guarantee_message, status_legend
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
 
 route_through_app()
@@ -247,6 +248,7 @@ if len(tabs) > 4:
     with tabs[4]:
         pv = res.privacy
         st.markdown(f"**Total ε = {pv['epsilon']:.4g}** ({pv['rule']} composition of {pv['releases']:,} releases)")
-        st.dataframe(pd.DataFrame([{"rule": k, "ε": v["epsilon"], "δ": v["delta"], "valid guarantee": v["valid"],
-                                    "note": v["note"]} for k, v in pv["accounting"].items()]), hide_index=True)
-        st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data.")
+        guarantee_message(pv)
+        accounting_table(pv["accounting"], "facc", with_figure=False)
+        st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
+                   + status_legend())

@@ -4,6 +4,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from ui.privacy import accounting_table, status_legend
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
 
@@ -115,9 +116,9 @@ def noise_near_threshold():
     c1, c2 = st.columns([1, 2])
     eps = float(c1.slider("ε per test", 0.05, 10.0, 1.0, 0.05, key="lfe", **URL))
     n = int(c1.select_slider("rows n", [1000, 10_000, 100_000, 1_000_000], value=100_000, key="lfn", **URL))
-    from cgdcore.citests import kendall_p_sensitivity
+    from cgdcore.citests import KENDALL_PUBLIC_C, p_sensitivity
 
-    sens = kendall_p_sensitivity(n, 6.0, "one")
+    sens = p_sensitivity(KENDALL_PUBLIC_C / math.sqrt(n), "one")
     scale = sens / eps
     gaps = np.linspace(-0.05, 0.1, 401)  # p from 0 to 0.15 around α = 0.05
     import plotly.graph_objects as go
@@ -169,8 +170,10 @@ def budget_per_order():
     c1.markdown("**Skeleton F1** against the true graph")
     m1, m2, m3 = c1.columns(3)
     m1.metric("PC", f"{base.metrics['skeleton_f1']:.2f}", help="non-private PC, Kendall test")
-    m2.metric("CURATE", f"{cur.metrics['skeleton_f1']:.2f}", help=f"ε spent {cur.privacy['epsilon']:.2f}")
-    m3.metric("Laplace-PC", f"{lap.metrics['skeleton_f1']:.2f}", help=f"ε spent {lap.privacy['epsilon']:.2f}")
+    m2.metric("CURATE", f"{cur.metrics['skeleton_f1']:.2f}",
+              help=f"guaranteed ε = {cur.privacy['epsilon']:g}; the filter used {cur.privacy['used']['epsilon']:.2f}")
+    m3.metric("Laplace-PC", f"{lap.metrics['skeleton_f1']:.2f}",
+              help=f"guaranteed ε = {lap.privacy['epsilon']:g}; the filter used {lap.privacy['used']['epsilon']:.2f}")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={f"{n}: ε per test": st.column_config.NumberColumn(format="%.4f") for n in per})
     st.latex(r"\min_{\epsilon_i \ge \dots \ge \epsilon_{d-2}}\ \prod_j q^{(1)}_j + \Big(1 - \prod_j (1-q^{(2)}_j)\Big)"
@@ -259,21 +262,26 @@ def who_sees_what():
 
 def as_in_paper_vs_sound():
     c1, c2 = st.columns([1, 2])
-    _, _, run = _privpc_on_sachs(c1, "lae")
-    acc = run.privacy["accounting"]
-    rows = [{"rule": k, "ε": round(v["epsilon"], 3), "δ": "0" if v["delta"] == 0 else f"{v['delta']:.0e}",
-             "valid bound": "yes" if v["valid"] else "no", "how": v["note"]} for k, v in acc.items()]
-    c2.markdown("Each rule's total for the same releases; **how** says why a rule is or is not a valid bound here.")
-    st.dataframe(rows, hide_index=True, width="stretch",
-                 column_config={"rule": st.column_config.TextColumn(width="medium"),
-                                "how": st.column_config.TextColumn(width="large")})
-    c1.metric("releases in the ledger", run.privacy["releases"])
-    c1.metric("headline (tightest valid)", f"ε = {run.privacy['epsilon']:.2f}")
-    st.latex(r"\epsilon_{\text{adv}} = \sqrt{2k\ln(1/\delta')}\,\epsilon_0 + k\,\epsilon_0\,(e^{\epsilon_0}-1)"
-             r"\quad\text{vs the paper's}\quad \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon^2")
-    st.caption("One real Priv-PC run on Sachs (n = 100,000). The paper totals K rounds with its own formula; sound "
-               "accounting composes what was actually released (the sieve on a sub-sample, amplified, and the "
-               "examine on the full data). 'valid bound = no' marks formulas that do not hold for this run.")
+    eps, _, run = _privpc_on_sachs(c1, "lae")
+    pv = run.privacy
+    paper = next(v for k, v in pv["accounting"].items() if k.startswith("as in paper"))
+    c1.metric("the paper reports", f"ε = {paper['epsilon']:.3g}", help="advanced composition over the K rounds "
+              "this run happened to make")
+    c1.metric("the run can promise", f"ε = {pv['epsilon']:.3g}", help=pv["statement"])
+    c1.metric("releases in the ledger", pv["releases"])
+    with c2:
+        st.markdown(f"Priv-PC at ε = {eps:g} per round, as in the paper, has **no budget**: PC keeps asking tests "
+                    "until it is done, and how many rounds that takes depends on the data. The paper composes the "
+                    "rounds this run made — but a different dataset would have made a different number, so that "
+                    "total is not a guarantee (an *odometer* reading; Rogers et al. 2016). What the run can promise "
+                    "is the composition of the most rounds *any* dataset of this shape could cause. A budget fixed "
+                    "in advance, with a filter that stops the run before it is exceeded, is what makes a small "
+                    "number true.")
+        accounting_table(pv["accounting"], "lacc", with_figure=False)
+    st.latex(r"\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ \text{at the realised } K"
+             r"\qquad\text{sound: } \min\Big(K_{\max}\epsilon,\ \sqrt{2K_{\max}\ln(1/\delta)}\,\epsilon + "
+             r"\tfrac12 K_{\max}\epsilon^2\Big)")
+    st.caption("One real Priv-PC run on Sachs (n = 100,000). " + status_legend())
 
 
 def noise_in_floating_point():
@@ -304,10 +312,17 @@ def noise_in_floating_point():
     c2.dataframe(rows, hide_index=True, width="stretch")
     st.latex(r"\tilde f(D) = \mathrm{clamp}_B\big(\lfloor \mathrm{clamp}_B(f(D)) \oplus S \otimes \lambda \otimes "
              r"\mathrm{LN}(U^*) \rceil_\Lambda\big),\qquad \epsilon = \frac{1}{\lambda} + 2^{-49}\frac{B}{\lambda}")
-    st.caption("This is why every private algorithm here draws its noise with the snapping sampler by default (the "
-               "'plain' sampler stays available for comparison with the papers' code). Its cost is the tiny extra "
-               "2⁻⁴⁹·B/λ in ε, which the ledger records, and noisy values that sit on a grid of powers of two — "
-               "visible in the Discover page's noise view.")
+    disc = leak["discrete"]
+    c2.markdown(f"**Discrete** (Canonne, Kamath & Steinke 2020), what the private algorithms here use: the value is "
+                f"put on a lattice of step r = 2^{int(math.log2(disc['resolution']))}, an exact discrete Laplace "
+                f"integer is added (integer arithmetic only), and every output is a lattice point either input can "
+                f"produce. The largest ratio of output probabilities is exactly ln ratio = {disc['exact_log_ratio']:.6g}"
+                f" ≤ ε = {1 / lam:g}.")
+    st.caption("Snapping repairs the Laplace mechanism, but its grid Λ ≥ λ is coarser than the sensitivity, so the "
+               "sparse vector technique's proof — which shifts the threshold noise by exactly Δ — has no such shift "
+               "on it (measured: up to 1.4× the stated ε per hit). The private algorithms therefore draw exact "
+               "discrete noise on a lattice fine enough (r ≤ Δ/1024) that rounding costs under 0.2 % more noise; "
+               "the papers' 'plain' sampler stays available, marked as having no guarantee.")
 
 
 LESSONS = {"1 · PC step by step": pc_step_by_step, "2 · A CI test and its p-value": ci_test,

@@ -4,6 +4,7 @@ import streamlit as st
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
+from ui.privacy import accounting_table, guarantee_message, status_legend
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 
 route_through_app()
@@ -115,7 +116,8 @@ cols[2].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
 cols[3].metric("Edges kept", int(res.cpdag.sum()))
 pv = res.privacy
 if pv:
-    cols[4].metric("ε spent", f"{pv['epsilon']:.4g}", help=f"headline rule: {pv['rule']}")
+    cols[4].metric("Guaranteed ε", f"{pv['epsilon']:.4g}" if pv.get("guarantee") else "none",
+                   help=pv["statement"])
     cols[5].metric("Releases", f"{pv['releases']:,}")
 else:
     cols[4].metric("Run time", f"{res.seconds:.2f} s")
@@ -149,6 +151,8 @@ if pv:
     from cgdcore import viz_privacy as vp
 
     with tabs[3]:
-        st.plotly_chart(vp.ledger_totals_figure(pv["accounting"], pv["rule"]), key="sledger", width="stretch")
-        st.caption("Every gradient release is a Gaussian mechanism, so the exact Gaussian-DP composition is the "
-                   "tight valid total; basic composition of each release's (ε_k, δ_k) is what Lemma 2 plans with.")
+        guarantee_message(pv)
+        accounting_table(pv["accounting"], "sledger")
+        st.caption("Every gradient release is a Gaussian mechanism, so the budget filter composes them exactly in "
+                   "Gaussian DP; basic composition of each release's (ε_k, δ_k) is what Lemma 2 plans with. "
+                   + status_legend())

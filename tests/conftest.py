@@ -14,6 +14,18 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
+def private_kendall_pc(ds, alpha: float, max_order=None):
+    """Non-private PC with the statistic the private algorithms use (Kendall z̃ with the public normaliser,
+    one-sided p): what they converge to as ε grows. Returns the engine's Result and the metrics."""
+    from cgdcore.citests import make_ci_test, suffstats_for
+    from cgdcore.metrics import evaluate
+    from cgdcore.pc import PValuePolicy, pc
+
+    test = make_ci_test("kendall", suffstats_for(ds.data, ds.arities), sided="one", normaliser="public")
+    res = pc(PValuePolicy(test, alpha), ds.variables, max_order=max_order)
+    return res, evaluate(res.cpdag, ds.truth)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -86,19 +86,29 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     res = at.session_state["discovery"]
     assert res.algorithm == algo and res.privacy is not None
     labels = {m.label: m.value for m in at.metric}
-    assert float(labels["ε spent"]) == pytest.approx(res.privacy["epsilon"], rel=1e-3)
     assert "Privacy ledger" in [t.label for t in at.tabs]
-    # the headline rule is one of the valid ones and within any budget
-    assert res.privacy["accounting"][res.privacy["rule"]]["valid"]
+    if algo == "em-pc":  # no proof for EM-PC's utility: the page says so instead of quoting an ε
+        assert labels["Guaranteed ε"] == "none" and res.privacy["guarantee"] is False
+        assert any("No privacy guarantee" in e.value for e in at.error)
+    else:
+        assert float(labels["Guaranteed ε"]) == pytest.approx(res.privacy["epsilon"], rel=1e-3)
+        assert res.privacy["accounting"]["guarantee"]["valid"]
+        assert any(res.privacy["statement"] in s.value for s in at.success)
+    assert float(labels["Used by the filter"]) == pytest.approx(res.privacy["used"]["epsilon"], rel=1e-3)
     if res.privacy["budget"] is not None:
         assert res.privacy["epsilon"] <= res.privacy["budget"] * (1 + 1e-9)
+    # fresh noise by default: no seed is reported
+    assert res.params["noise_seed"] is None and not any("reproducible demo" in w.value for w in at.warning)
 
 
 def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     at = app(timeout=120)
     at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000", "nseed": "3"})
     at.run()
+    assert at.sidebar.toggle(key="nseed_fixed").value  # a seed in the link fixes it
     first = at.session_state["discovery"]
+    assert first.params["noise_seed"] == 3
+    assert any("reproducible demo" in w.value for w in at.warning)
     at.sidebar.number_input(key="nseed").set_value(4)
     at.run()
     second = at.session_state["discovery"]
@@ -110,21 +120,34 @@ def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     assert [t.noise for t in first.result.trace] != [t.noise for t in second.result.trace]
 
 
-def test_noise_sampler_defaults_to_snapping_and_plain_is_offered():
+def test_fresh_noise_is_kept_until_a_new_draw_is_asked_for():
+    at = app(timeout=120)
+    at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000"})
+    at.run()
+    first = at.session_state["discovery"]
+    assert first.params["noise_seed"] is None
+    at.sidebar.toggle(key="auto").set_value(True).run()  # an unrelated rerun shows the same release
+    assert [t.noise for t in at.session_state["discovery"].result.trace] == [t.noise for t in first.result.trace]
+    at.sidebar.button(key="nseed_redraw").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [t.noise for t in at.session_state["discovery"].result.trace] != [t.noise for t in first.result.trace]
+
+
+def test_noise_sampler_defaults_to_discrete_and_plain_is_offered():
     at = app(timeout=120)
     at.query_params.update({"algo": "priv-pc", "ds": "asia", "n": "20000"})
     at.run()
-    snapped = at.session_state["discovery"]
-    assert snapped.params["sampler"] == "snapping"
-    # snapped noisy values sit on a grid of powers of two; the plain sampler's do not
-    noisy = [t.noisy for t in snapped.result.trace if t.noise != 0]
-    assert noisy and all((v * 2 ** 20).is_integer() for v in noisy)  # Λ ≥ 2^-20 here
+    exact = at.session_state["discovery"]
+    assert exact.params["sampler"] == "discrete"
+    # discrete noisy values sit on a lattice of powers of two; the plain sampler's do not
+    noisy = [t.noisy for t in exact.result.trace if t.noise != 0]
+    assert noisy and all((v * 2 ** 30).is_integer() for v in noisy)  # r ≥ 2^-30 here
     at.sidebar.radio(key="sampler").set_value("plain").run()
     assert not at.exception, [e.message for e in at.exception]
     plain = at.session_state["discovery"]
-    assert plain.params["sampler"] == "plain"
-    assert any("numpy's Laplace sampler" in note for note in plain.notes)
-    assert not all((t.noisy * 2 ** 20).is_integer() for t in plain.result.trace if t.noise != 0)
+    assert plain.params["sampler"] == "plain" and plain.privacy["guarantee"] is False
+    assert any("Mironov" in e.value for e in at.error)
+    assert not all((t.noisy * 2 ** 30).is_integer() for t in plain.result.trace if t.noise != 0)
 
 
 def test_capped_run_reports_the_stop():
@@ -145,7 +168,7 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert "Privacy budget" in at.title[0].value
     assert len(at.get("plotly_chart")) >= 5
     labels = {m.label for m in at.metric}
-    assert {"Total budget", "ε spent", "Sub-sample m", "Sieve ε′"} <= labels
+    assert {"Total budget", "Used by the filter", "Sub-sample m", "Sieve ε′", "Guaranteed ε"} <= labels
 
 
 @pytest.mark.parametrize("algo", ["notears", "noleaks", "curate-score"])
@@ -159,7 +182,7 @@ def test_score_page_runs_every_algorithm(algo):
     assert res.algorithm == algo
     assert (res.privacy is None) == (algo == "notears")
     labels = {m.label for m in at.metric}
-    assert "SHD" in labels and ("ε spent" in labels) == (algo != "notears")
+    assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
     assert len(at.get("plotly_chart")) >= 5
 
 
@@ -286,7 +309,7 @@ def test_learn_page_examples_run_and_respond():
     before = {m.label: m.value for m in at.metric}["de-biased estimate"]
     at.slider(key="leps").set_value(0.2).run()
     assert {m.label: m.value for m in at.metric}["de-biased estimate"] != before
-    assert any(str(m.label) == "headline (tightest valid)" for m in at.metric)
+    assert any(str(m.label) == "the run can promise" for m in at.metric)
     # budget per order: CURATE and Laplace-PC at the same total ε, per-order table
     metrics = {m.label: m.value for m in at.metric}
     assert {"PC", "CURATE", "Laplace-PC"} <= set(metrics)

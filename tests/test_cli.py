@@ -170,18 +170,22 @@ def test_private_discover_json_has_the_privacy_object(algo, flags):
     out = json.loads(r.stdout)
     pv = out["privacy"]
     assert out["algorithm"] == algo
-    assert {"epsilon", "delta", "accounting", "releases"} <= set(pv)
-    assert {"basic", "advanced", "per_group"} <= set(pv["accounting"])
-    assert pv["accounting"]["basic"]["epsilon"] >= pv["epsilon"] - 1e-9
+    assert {"epsilon", "delta", "accounting", "releases", "used", "statement", "guarantee", "noise"} <= set(pv)
+    assert {"guarantee", "basic", "advanced"} <= set(pv["accounting"])
+    assert [k for k, v in pv["accounting"].items() if v["valid"]] == ([] if algo == "em-pc" else ["guarantee"])
+    assert pv["used"]["epsilon"] <= pv["epsilon"] + 1e-9
+    assert pv["accounting"]["basic"]["epsilon"] >= pv["used"]["epsilon"] - 1e-9
+    assert out["params"]["noise_seed"] is None and pv["noise"]["reproducible"] is False
     if "--epsilon" in flags:
-        assert pv["epsilon"] <= float(flags[flags.index("--epsilon") + 1]) + 1e-9
+        assert pv["epsilon"] == float(flags[flags.index("--epsilon") + 1])
 
 
 def test_private_discover_text_output_names_the_rules():
     r = run("discover", "--dataset", "sachs", "--n", "20000", "--algo", "priv-pc", "--round-epsilon", "1",
             "--epsilon", "4")
     assert r.returncode == 0, r.stderr
-    assert "privacy: ε=" in r.stdout and "advanced" in r.stdout and "[comparison only]" in r.stdout
+    assert "privacy: (ε = 4, δ = 0.001)-differentially private" in r.stdout and "advanced" in r.stdout
+    assert "[guarantee]" in r.stdout and "[realised]" in r.stdout and "[as in paper]" in r.stdout
     assert "stopped early" in r.stdout
 
 

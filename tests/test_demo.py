@@ -32,9 +32,10 @@ def test_epsilon_cost_keeps_the_cap_and_reports_the_uncapped_total():
     base, capped, per_round = out.panels
     assert base.epsilon is None
     assert capped.epsilon <= 1.0 + 1e-9 and capped.discovery.privacy["budget"] == 1.0
-    assert per_round.epsilon > 1.0  # many rounds of ε = 1 each
+    # uncapped, the guarantee is stated at the most rounds any run could make: far above what this run used
+    assert per_round.epsilon > per_round.discovery.privacy["used"]["epsilon"] > 1.0
     assert f"F1 {capped.discovery.metrics['skeleton_f1']:.2f}" in out.headline
-    assert f"ε = {_eps(per_round.epsilon)} in total" in out.headline
+    assert f"can promise is ε = {_eps(per_round.epsilon)}" in out.headline
 
 
 def test_hospitals_together_learn_exactly_the_pooled_graph():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cgdcore import UserError
-from cgdcore.central.mechanisms import analytic_gaussian_sigma
+from cgdcore.privacy.mechanisms import analytic_gaussian_sigma
 from cgdcore.data import load_dataset
 from cgdcore.data.sem import random_dag, random_weights, simulate_linear_sem
 from cgdcore.discover import discover
@@ -162,12 +162,13 @@ def test_private_score_runs_stay_within_budget_and_account_exactly():
     for algo, kw in (("noleaks", {"iterations": 50}), ("curate-score", {"eps0": 0.05})):
         r = discover(ds, algo=algo, epsilon=1.0, delta=1e-5, seed=1, options=kw)
         acc = r.privacy["accounting"]
-        assert r.privacy["epsilon"] <= 1.0 + 1e-9
-        assert "gaussian" in acc and acc["gaussian"]["valid"]
+        assert r.privacy["epsilon"] == 1.0 and r.privacy["rule"] == "gaussian"
+        assert r.privacy["used"]["epsilon"] <= 1.0 + 1e-9
+        assert "gaussian" in acc and acc["guarantee"]["valid"] and not acc["gaussian"]["valid"]
         assert acc["basic"]["epsilon"] >= acc["gaussian"]["epsilon"]
     # noleaks is calibrated so that the exact Gaussian composition is exactly the budget
     r = discover(ds, algo="noleaks", epsilon=1.0, delta=1e-5, options={"iterations": 50})
-    assert r.privacy["accounting"]["gaussian"]["epsilon"] == pytest.approx(1.0, rel=1e-6)
+    assert r.privacy["used"]["epsilon"] == pytest.approx(1.0, rel=1e-6)
 
 
 def test_score_algorithms_reject_bad_input():

@@ -1,23 +1,15 @@
-"""Mironov's snapping mechanism (CCS 2012) and the noise-sampler switch (fixed seeds throughout)."""
-import json
+"""Mironov's snapping mechanism (CCS 2012), the Learn page's floating-point lesson (fixed seeds throughout).
+
+The private algorithms draw exact discrete noise instead (tests/test_privacy.py): snapping's grid can be
+coarser than the sensitivity, which breaks the sparse-vector proof's shift argument."""
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from cgdcore import UserError
-from cgdcore.accounting import Ledger
-from cgdcore.central.mechanisms import (
-    AboveThreshold,
-    laplace_mechanism,
-    noisy_value,
-    sieve_and_examine,
-    snapping_bound,
-)
-from cgdcore.central.snapping import (
+from cgdcore.privacy.snapping import (
     FP_TERM,
     snapping_epsilon,
     snapping_grid,
@@ -25,9 +17,6 @@ from cgdcore.central.snapping import (
     snapping_laplace_array,
     uniform_doubles,
 )
-from cgdcore.data import load_dataset
-from cgdcore.discover import discover
-from conftest import ROOT
 
 N = 400_000
 
@@ -61,8 +50,6 @@ def test_theorem_conditions_are_enforced():
         snapping_laplace(0.0, 2.0, 1.0, rng)  # λ ≥ B
     assert snapping_epsilon(0.1, 0.1, 1.0) == pytest.approx(1.0 + FP_TERM * 10.0, rel=1e-15)
     assert snapping_epsilon(0.1, 0.1, 1.0) > 1.0
-    # the sampler switch widens B to 2Λ when λ reaches the value's range
-    assert snapping_bound(0.3, 1.0) == 1.0 and snapping_bound(1.0, 1.0) == 2.0 and snapping_bound(3.0, 1.0) == 8.0
 
 
 # ---------------------------------------------------------------- (a) the floating-point leak
@@ -146,124 +133,3 @@ def test_snapping_output_ratio_within_its_epsilon(delta_f, eps):
     # the check has power: half the noise breaks ε
     checked, excess = worst(hist(0.0, lam / 2, 6), hist(delta_f, lam / 2, 7), eps_snap)
     assert checked >= 3 and excess > 0
-
-
-# ------------------------------------------------------------ mechanisms record the larger ε
-def test_mechanisms_record_the_snapping_epsilon():
-    rng = np.random.default_rng(0)
-    plain, snap = Ledger(), Ledger()
-    laplace_mechanism(0.4, 0.05, 0.5, rng, plain, sampler="plain")
-    laplace_mechanism(0.4, 0.05, 0.5, rng, snap)
-    assert plain.releases[0].epsilon == 0.5
-    assert snap.releases[0].epsilon == 0.5 + FP_TERM * 1.0 / (0.05 / 0.5)
-    assert snap.releases[0].laplace_ratio is None  # not a Laplace PLD any more
-
-    svt_plain = AboveThreshold(0.5, 0.05, 1.0, rng, sampler="plain")
-    svt_snap = AboveThreshold(0.5, 0.05, 1.0, rng)
-    assert svt_plain.cost == 1.0
-    assert svt_snap.cost == pytest.approx(1.0 + FP_TERM * (1.0 / 0.1 + 1.0 / 0.2), rel=1e-15)
-    assert svt_snap.cost > 1.0
-
-    data = (np.random.default_rng(1).random((40, 3)) < 0.9).astype(float)
-    totals = {}
-    for sampler in ("plain", "snapping"):
-        led = Ledger()
-        k = sieve_and_examine(data, lambda rows: rows.mean(axis=0), threshold=0.5, tweak=0.05, epsilon=1.0, m=20,
-                              sensitivity_full=1 / 40, sensitivity_sub=1 / 20, rng=np.random.default_rng(2),
-                              ledger=led, sampler=sampler)
-        assert k is not None
-        totals[sampler] = led.totals(tight=False)["basic"]["epsilon"]
-    assert totals["plain"] == 1.0 and totals["snapping"] > totals["plain"]
-
-    # arrays: vectorised, one grid
-    out = noisy_value(np.linspace(0, 1, 7), 0.01, rng)
-    assert out.shape == (7,) and np.all(np.mod(out, 2.0 ** -6) == 0)
-
-
-# ------------------------------------------------------------------ (d) the PC algorithms
-ALGOS = [("laplace-pc", dict(epsilon=5.0)), ("svt-pc", dict(epsilon=6.0)), ("priv-pc", dict(epsilon=6.0)),
-         ("curate", dict(epsilon=5.0))]
-
-
-@pytest.fixture(scope="module")
-def asia():
-    return load_dataset("asia", n=20_000, seed=0)
-
-
-@pytest.mark.parametrize("algo,kw", ALGOS)
-def test_algorithms_run_with_both_samplers_default_snapping(asia, algo, kw):
-    runs = {s: discover(asia, algo=algo, seed=3, options=opts, **kw)
-            for s, opts in (("snapping", {}), ("plain", {"sampler": "plain"}))}
-    for sampler, r in runs.items():
-        js = r.to_json()
-        assert js["params"]["sampler"] == sampler
-        assert json.loads(json.dumps(js))["params"]["sampler"] == sampler
-        assert r.privacy["accounting"]["basic"]["epsilon"] <= kw["epsilon"]  # never past the budget, no slack
-        assert any("Mironov" in n for n in r.notes) == (sampler == "plain")
-    led, pol = runs["snapping"].extras["ledger"], runs["snapping"].extras["policy"]
-    sens = runs["snapping"].params["sensitivity"]
-    assert len(led.releases) > 0
-    if algo in ("laplace-pc", "curate"):
-        # every snapped p-value sits on its grid; the recorded ε exceeds the plain Laplace ε Δ/λ of
-        # the noise drawn (λ = Δ/ε_n) by Theorem 1's term
-        for t in runs["snapping"].result.trace:
-            if t.epsilon:
-                lam = sens / t.epsilon * (1 + 1e-12)
-                big, _ = snapping_grid(lam)
-                assert t.noisy % big == 0 or abs(t.noisy) == 1.0
-        for rel in led.releases[:5]:
-            b = snapping_bound(sens / rel.epsilon, 1.0)
-            eps_n = rel.epsilon / (1 + FP_TERM * b / sens)
-            assert rel.epsilon == pytest.approx(snapping_epsilon(sens, sens / eps_n, b), rel=1e-15)
-            assert rel.epsilon > sens / (sens / eps_n) * (1 + 1e-15)
-    elif algo == "svt-pc":
-        svt = pol.svt
-        assert svt.cost > svt.epsilon and svt.cost <= 1.0  # ε_n + 2^-49·ΣB/λ ≤ the per-round ε
-        assert svt.cost == pytest.approx(svt.epsilon + FP_TERM * (1 / svt.threshold_scale + 1 / svt.query_scale),
-                                         rel=1e-15)
-        assert all(r.epsilon == svt.cost for r in led.releases)
-        plain_pol = runs["plain"].extras["policy"]
-        assert plain_pol.svt.cost == 1.0 and all(r.epsilon == 1.0 for r in runs["plain"].extras["ledger"].releases)
-        assert svt.cost * len(led.releases) >= svt.epsilon * len(led.releases)
-    else:  # priv-pc
-        assert pol.noise_epsilon < 1.0 and pol.sieve_cost <= 0.5 and pol.examine_cost <= 0.5
-        assert pol.examine_cost == pytest.approx(pol.noise_epsilon / 2 + FP_TERM / pol.examine_scale, rel=1e-15)
-        assert pol.examine_cost > pol.noise_epsilon / 2
-        plain_pol = runs["plain"].extras["policy"]
-        assert plain_pol.noise_epsilon == 1.0 and plain_pol.sieve_cost == plain_pol.examine_cost == 0.5
-
-
-def test_uncapped_svt_totals_snapping_vs_plain(asia):
-    """Uncapped runs (the per-round ε fixed): snapping's recorded ε per hit is Theorem 1's ε for
-    its noise, so totals per hit are those of plain within 1e-12 and never above the round ε."""
-    tot = {}
-    for sampler in ("snapping", "plain"):
-        r = discover(asia, algo="svt-pc", seed=1, options={"sampler": sampler})
-        led = r.extras["ledger"]
-        tot[sampler] = led.totals(tight=False)["basic"]["epsilon"] / len(led.releases)
-    assert tot["plain"] == 1.0 and 1.0 - 1e-12 < tot["snapping"] <= 1.0
-
-
-def test_sampler_rejected_where_it_does_not_apply(asia):
-    with pytest.raises(UserError, match="sampler"):
-        discover(asia, algo="laplace-pc", epsilon=1.0, options={"sampler": "bogus"})
-    with pytest.raises(UserError, match="em-pc"):
-        discover(load_dataset("asia", n=2000, seed=0), algo="em-pc", options={"sampler": "plain"})
-
-
-# ------------------------------------------------------------------------------ (e) the CLI
-def test_cli_sampler_flag():
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=300)
-
-    r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc", "--sampler", "bogus")
-    assert r.returncode == 2 and "--sampler" in r.stderr and "Traceback" not in r.stderr
-    r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc", "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["params"]["sampler"] == "snapping"
-    r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc", "--sampler", "plain", "--json")
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["params"]["sampler"] == "plain"
-    help_text = " ".join(run("discover", "--help").stdout.split())
-    assert "--sampler {snapping,plain}" in help_text and "numpy's sampler" in help_text and "Mironov 2012" in help_text

@@ -1,7 +1,7 @@
 """Constraint-based CURATE (Bhattacharjee & Tandon 2024, §III-A, Algorithm 1, Lemma 1, OPT (3)).
 
-Per PC order i every CI test releases p + Lap(Δ/ε_i) (snapped by default, see
-:mod:`cgdcore.central.policies`) and decides with margins β1, β2:
+Per PC order i every CI test releases p + Lap(Δ/ε_i) (a :class:`~cgdcore.privacy.mechanisms.LaplaceMechanism`,
+exact discrete noise by default) and decides with margins β1, β2:
 delete if above T(1+β2), keep if below T(1−β1), otherwise keep with probability ½. The
 per-order budgets come from OPT, solved by SLSQP after every order from the remaining
 budget and the remaining edges e_i, with t_j = e_i·C(d−2, j) tests planned for each order
@@ -9,14 +9,16 @@ j ≥ i (seed_curate.md §1.5–1.6, §7 item 4; our engine tests each (pair, S)
 bound holds). Only ε_i is used; later entries are a plan re-optimised at the next order.
 
 Resolutions taken (seed_curate.md §7):
-* leakage per order: the sound min(t·ε, Dwork–Roth advanced composition at δ') by default;
-  the paper's t·ε² + ε·sqrt(2t ln(1/δ')) is selectable as "as in paper" (item 2);
+* leakage: by default the plan must fit the run's own filter (the ledger's rule evaluated on what was
+  released plus the planned tests); the paper's per-order t·ε² + ε·sqrt(2t ln(1/δ')) is selectable
+  as "as in paper" (item 2) — the filter still refuses anything past the budget;
 * monotone ε_j ≥ ε_{j+1}; SLSQP starts from a feasible positive point (item 6);
 * instead of running tests at ε ≈ 0, the run stops (keeping the remaining edges) once the
   planned ε_i falls below a floor: the ε at which the Laplace noise's standard deviation
   √2·Δ/ε reaches 1, the whole p-value range (item 6);
-* sensitivity "conservative" (Priv-PC's Φ(6/√n) − ½) by default; CURATE's own C/√n
-  (0.3627, the code's value) as "paper" — not a valid worst-case bound (item 9).
+* sensitivity "conservative" (the proven Φ(9/√n) − ½ of the public-normaliser Kendall statistic) by
+  default; CURATE's own C/√n (0.3627, the code's value) as "paper" — not a valid worst-case bound,
+  so such a run has no guarantee (item 9).
 """
 from __future__ import annotations
 
@@ -25,13 +27,13 @@ from math import comb
 
 import numpy as np
 
-from cgdcore.accounting import Ledger, advanced_composition_homogeneous, curate_paper_composition
-from cgdcore.central.mechanisms import DEFAULT_SAMPLER
+from cgdcore import UserError
 from cgdcore.central.policies import PrivatePolicy, tests_at_order
 from cgdcore.pc import Decision
+from cgdcore.privacy.ledger import Ledger, curate_paper_composition
+from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, LaplaceMechanism
 
-__all__ = ["lemma1_bounds", "surrogate_error", "order_leakage", "plan_budgets", "keep_probability",
-           "CuratePolicy", "LEAKAGE_RULES"]
+__all__ = ["lemma1_bounds", "surrogate_error", "plan_budgets", "keep_probability", "CuratePolicy", "LEAKAGE_RULES"]
 
 LEAKAGE_RULES = ("sound", "paper")
 
@@ -63,36 +65,28 @@ def keep_probability(f, eps, T, beta1, beta2, sensitivity):
     return lo + 0.5 * (hi - lo)
 
 
-def order_leakage(t: float, eps: float, delta_prime: float, rule: str = "sound") -> float:
-    """ε leaked by t tests at ε each: sound min(tε, advanced) or the paper's tε² + ε·sqrt(2t ln(1/δ'))."""
-    if t <= 0 or eps <= 0:
-        return 0.0
-    if rule == "paper":
-        return curate_paper_composition(int(t), eps, delta_prime)[0]
-    return min(t * eps, advanced_composition_homogeneous(int(t), eps, delta_prime)[0])
-
-
-def plan_budgets(remaining: float, e_i: int, i: int, d: int, last: int, *, T: float, beta1: float, beta2: float,
-                 sensitivity: float, delta_prime: float, c1: float = 1.0, c2: float = 1.0,
-                 rule: str = "sound", t_now: int | None = None, floor: float = 0.0) -> np.ndarray:
+def plan_budgets(capacity: float, e_i: int, i: int, d: int, last: int, *, T: float, beta1: float, beta2: float,
+                 sensitivity: float, leak, c1: float = 1.0, c2: float = 1.0, t_now: int | None = None,
+                 floor: float = 0.0) -> np.ndarray:
     """OPT(ε_Total⁽ⁱ⁾, e_i, i) of eq. (3): per-order ε_i..ε_last minimising objective (2)
-    subject to Σ_j leakage_j ≤ remaining and ε_j ≥ ε_{j+1} ≥ floor (SLSQP).
+    subject to leak(ε, t) ≤ capacity and ε_j ≥ ε_{j+1} ≥ floor (SLSQP).
 
-    The horizon is shortened to the orders that can each get the floor; later orders are
-    planned at 0 (and re-planned when reached). ``t_now`` tightens this order's test count.
+    ``leak(v, t)`` is the total the plan reaches when t_j tests run at v_j for each order j (the
+    run's filter, or the paper's per-order form). The horizon is shortened to the orders that can
+    each get the floor; later orders are planned at 0 (and re-planned when reached). ``t_now``
+    tightens this order's test count.
     """
     from scipy.optimize import minimize
 
+    remaining = capacity
     orders = list(range(i, last + 1))
     t = np.array([e_i * comb(max(d - 2, 0), j) for j in orders], dtype=float)
     if t_now is not None:
         t[0] = min(t[0], t_now)
     t = np.maximum(t, 1.0)
-    if remaining <= 0 or not orders:
+    base = leak(np.zeros(1), t[:1])  # what was spent already
+    if remaining <= base or not orders:
         return np.zeros(len(orders))
-
-    def leak(v, tt):
-        return sum(order_leakage(tj, max(vj, 0.0), delta_prime, rule) for tj, vj in zip(tt, v))
 
     # the floor (seed_curate.md §7 item 6): plan only as many orders as can each get ≥ floor
     k = len(orders)
@@ -101,11 +95,12 @@ def plan_budgets(remaining: float, e_i: int, i: int, d: int, last: int, *, T: fl
     t = t[:k]
     lo_bound = floor if leak(np.full(k, floor), t) <= remaining else 0.0
 
-    # feasible positive start: a uniform ε using half the budget (at least the floor)
+    # feasible positive start: a uniform ε using half of what is left (at least the floor)
+    half = 0.5 * (remaining - base) + leak(np.full(k, lo_bound), t)
     lo, hi = lo_bound, remaining
     for _ in range(100):
         mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if leak(np.full(k, mid), t) <= 0.5 * remaining + leak(np.full(k, lo_bound), t) else (lo, mid)
+        lo, hi = (mid, hi) if leak(np.full(k, mid), t) <= half else (lo, mid)
     x0 = np.full(k, lo)
 
     def obj(v):
@@ -139,12 +134,8 @@ class CuratePolicy(PrivatePolicy):
                  leakage_rule: str = "sound", sampler: str = DEFAULT_SAMPLER):
         super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
         if ledger.budget is None:
-            from cgdcore import UserError
-
             raise UserError("curate needs a total budget (--epsilon).")
         if leakage_rule not in LEAKAGE_RULES:
-            from cgdcore import UserError
-
             raise UserError(f"CURATE leakage rule must be one of {LEAKAGE_RULES}; got {leakage_rule!r}.")
         self.d = int(d)
         self.max_order = int(max_order)
@@ -152,18 +143,26 @@ class CuratePolicy(PrivatePolicy):
         self.rule = leakage_rule
         self.floor = math.sqrt(2.0) * self.sensitivity
         self.eps_i = 0.0
+        self.mechanism: LaplaceMechanism | None = None
         self.plans: list[dict] = []
         self._spent_by_order: dict[int, tuple[int, float]] = {}
+        self.paper_delta = ledger.delta / (self.max_order + 1)  # the paper's δ' per order
         ledger.paper_rules["as in paper (CURATE t·ε² form)"] = self._paper_total
 
-    def _paper_total(self, ledger: Ledger) -> tuple[float, float]:
-        dprime = ledger._group_delta()
+    def _paper_total(self, ledger: Ledger | None = None) -> tuple[float, float]:
         e = d = 0.0
         for order, (t, eps) in self._spent_by_order.items():
-            a, b = curate_paper_composition(t, eps, dprime)
+            a, b = curate_paper_composition(t, eps, self.paper_delta)
             e += a
             d += b
         return e, d
+
+    def _leak(self, v, t) -> float:
+        """The total a plan of t_j tests at v_j reaches: the run's filter, or the paper's form."""
+        if self.rule == "paper":
+            return self._paper_total()[0] + sum(curate_paper_composition(int(tj), max(vj, 0.0), self.paper_delta)[0]
+                                                for tj, vj in zip(t, v) if vj > 0)
+        return self.ledger.total_with(zip(np.maximum(v, 0.0), t))
 
     def begin_order(self, order, adjacency):
         super().begin_order(order, adjacency)
@@ -171,33 +170,37 @@ class CuratePolicy(PrivatePolicy):
         deg = max((len(a) for a in adjacency), default=0)
         last = max(order, min(self.max_order, deg - 1, self.d - 2))
         remaining = self.ledger.remaining()
-        plan = plan_budgets(remaining, e_i, order, self.d, last, T=self.threshold, beta1=self.beta1,
-                            beta2=self.beta2, sensitivity=self.sensitivity, delta_prime=self.ledger._group_delta(),
-                            c1=self.c1, c2=self.c2, rule=self.rule, t_now=tests_at_order(adjacency, order),
-                            floor=self.floor)
+        plan = plan_budgets(self.ledger.budget, e_i, order, self.d, last, T=self.threshold, beta1=self.beta1,
+                            beta2=self.beta2, sensitivity=self.sensitivity, leak=self._leak, c1=self.c1, c2=self.c2,
+                            t_now=tests_at_order(adjacency, order), floor=self.floor)
         self.eps_i = float(plan[0]) if len(plan) else 0.0
         self.plans.append({"order": order, "remaining": remaining, "edges": e_i,
                            "planned": [float(v) for v in plan], "orders": list(range(order, last + 1))})
+        self.mechanism = None
         if self.eps_i < self.floor:
             self._stop(f"CURATE's plan gives order {order} ε={self.eps_i:.3g}, below the floor "
                        f"{self.floor:.3g} where the noise covers the whole p-value range; the remaining "
                        "edges were kept")
-        elif not self.ledger.can_afford(self.eps_i, f"order {order}"):
+            return
+        self.mechanism = LaplaceMechanism(self.sensitivity, self.eps_i, self.rng, self.ledger, sampler=self.sampler,
+                                          bound=self.P_BOUND, group=f"order {order}")
+        if not self.mechanism.affordable():
             self._budget_stop(self.eps_i)
 
     def decide(self, x, y, S, order):
-        eps = self.eps_i
-        released = self._laplace_p(x, y, S, order, eps)
-        if released is None:
-            return Decision(False, float("nan"), float("nan"), stage="budget")
-        r, noise, noisy, cost = released
-        t, _ = self._spent_by_order.get(order, (0, eps))
-        self._spent_by_order[order] = (t + 1, eps)
+        mech = self.mechanism
+        if mech is None or not mech.affordable():
+            return self._budget_stop(self.eps_i)
+        r = self.test(x, y, S)
+        v = mech.release(r.p_value, order=order, what=f"p({x},{y}|{S})")
+        t, _ = self._spent_by_order.get(order, (0, mech.cost))
+        self._spent_by_order[order] = (t + 1, mech.cost)
         T = self.threshold
-        if noisy > T * (1 + self.beta2):
+        if v.noisy > T * (1 + self.beta2):
             indep, band = True, "delete"
-        elif noisy < T * (1 - self.beta1):
+        elif v.noisy < T * (1 - self.beta1):
             indep, band = False, "keep"
         else:
             indep, band = bool(self.rng.random() < 0.5), "coin"
-        return Decision(indep, r.statistic, r.p_value, noise, noisy, T, cost, f"curate:{band}")
+        return Decision(indep, r.statistic, r.p_value, v.noise, v.noisy, T, mech.cost, f"curate:{band}", v.released,
+                        v.sensitivity)

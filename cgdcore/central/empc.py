@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cgdcore.accounting import Ledger, validate_epsilon
-from cgdcore.central.mechanisms import exponential_mechanism
 from cgdcore.pc import TestRecord
+from cgdcore.privacy.ledger import Ledger, validate_epsilon
+from cgdcore.privacy.mechanisms import ExponentialMechanism
 
 __all__ = ["flip_distance", "count_utilities", "EMPCPolicy"]
 
@@ -98,7 +98,7 @@ class EMPCPolicy:
 
     def decide_node(self, x, order, candidates):
         eps = self.round_epsilon
-        if not self.ledger.can_afford(eps / 2, "em-count", (eps / 2, "em-select")):
+        if not self.ledger.can_afford(eps / 2, eps / 2):
             self.exhausted = True
             self.stop_reason = (f"the privacy budget ε={self.ledger.budget:g} is spent: the next EM-PC step "
                                 f"(ε={eps:.3g}) would exceed it; untested edges were kept")
@@ -125,14 +125,14 @@ class EMPCPolicy:
         self.steps += 1
         js_arr = np.array(js, dtype=float)
         q_count = count_utilities(js_arr, np.array(best_p), self.alpha)
-        beta = exponential_mechanism(q_count, 1.0, eps / 2, self.rng, self.ledger, order=order, group="em-count",
-                                     what=f"how many edges of node {x} to delete")
+        beta = ExponentialMechanism(1.0, eps / 2, self.rng, self.ledger, group="em-count").select(
+            q_count, order=order, what=f"how many edges of node {x} to delete")
         deletions = []
         util = js_arr.copy()
+        pick_one = ExponentialMechanism(1.0, eps / (2 * beta), self.rng, self.ledger, group="em-select") if beta else None
         for _ in range(beta):
-            pick = exponential_mechanism(np.where(np.isfinite(util), util, -np.inf), 1.0, eps / (2 * beta), self.rng,
-                                         self.ledger, order=order, group="em-select",
-                                         what=f"which edge of node {x} to delete")
+            pick = pick_one.select(np.where(np.isfinite(util), util, -np.inf), order=order,
+                                   what=f"which edge of node {x} to delete")
             util[pick] = -np.inf
             deletions.append((ys[pick], best_S[pick]))
         return deletions, records

@@ -22,6 +22,7 @@ from cgdcore.citests.contingency import SuffStats, clear_suffstats_cache, finger
 from cgdcore.citests.fisherz import fisherz_test, partial_correlation
 from cgdcore.citests.kendall import (
     concordance_minus_discordance,
+    kendall_public_z_from_table,
     kendall_test,
     kendall_z_from_table,
     normal_p_value,
@@ -30,10 +31,13 @@ from cgdcore.citests.result import CIResult
 from cgdcore.citests.sensitivity import (
     CURATE_VARIANTS,
     KENDALL_C1,
+    KENDALL_PUBLIC_C,
     curate_constant,
     curate_p_sensitivity,
     kendall_p_sensitivity,
+    kendall_public_z_sensitivity,
     kendall_z_sensitivity,
+    p_sensitivity,
     subsampled_p_sensitivity,
 )
 
@@ -54,14 +58,18 @@ __all__ = [
     "g2_test",
     "fisherz_test",
     "kendall_z_from_table",
+    "kendall_public_z_from_table",
     "concordance_minus_discordance",
     "chisq_from_table",
     "partial_correlation",
     "normal_p_value",
     "KENDALL_C1",
+    "KENDALL_PUBLIC_C",
     "CURATE_VARIANTS",
     "kendall_z_sensitivity",
     "kendall_p_sensitivity",
+    "kendall_public_z_sensitivity",
+    "p_sensitivity",
     "subsampled_p_sensitivity",
     "curate_constant",
     "curate_p_sensitivity",
@@ -161,8 +169,9 @@ def shared_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
 def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
     """Build the CI test ``name`` ∈ CI_TESTS over ``stats``.
 
-    Options: ``sided="two"|"one"`` for ``kendall`` (default "two"; "one" is Priv-PC's
-    reference-code p = 1 − Φ(|z|)). Discrete tests need discrete data (a SuffStats built
+    Options for ``kendall``: ``sided="two"|"one"`` (default "two"; "one" is Priv-PC's
+    reference-code p = 1 − Φ(|z|)) and ``normaliser="strata"|"public"`` (default "strata", Priv-PC's
+    statistic; "public" is the provably bounded statistic the private algorithms use). Discrete tests need discrete data (a SuffStats built
     with arities).
     """
     if not isinstance(name, str) or name not in CI_TESTS:
@@ -174,7 +183,7 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
             f"the {name!r} test needs discrete data; discretise the numeric columns first "
             "(or use the 'fisherz' test for numeric data)."
         )
-    allowed = {"sided"} if name == "kendall" else set()
+    allowed = {"sided", "normaliser"} if name == "kendall" else set()
     extra = set(opts) - allowed
     if extra:
         ok = ", ".join(sorted(allowed)) or "none"
@@ -183,10 +192,16 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
         sided = opts.get("sided", "two")
         if sided not in ("two", "one"):
             raise UserError(f"sided must be 'two' or 'one' (Priv-PC's reference code); got {sided!r}.")
+        normaliser = opts.get("normaliser", "strata")
+        if normaliser not in ("strata", "public"):
+            raise UserError(f"the Kendall normaliser must be 'strata' (Priv-PC's) or 'public' (the private runs' "
+                            f"sqrt(9n/4)); got {normaliser!r}.")
 
-        def fn(st, x, y, s, _sided=sided):
-            return kendall_test(st, x, y, s, sided=_sided)
+        def fn(st, x, y, s, _sided=sided, _norm=normaliser):
+            return kendall_test(st, x, y, s, sided=_sided, normaliser=_norm)
 
-        return CITest(name, stats, fn, sided=sided)
+        test = CITest(name, stats, fn, sided=sided)
+        test.normaliser = normaliser
+        return test
     fn = {"chi2": chi2_test, "g2": g2_test, "fisherz": fisherz_test}[name]
     return CITest(name, stats, fn, sided="two" if name == "fisherz" else None)

@@ -13,6 +13,11 @@ statistic is described in CURATE §II / App. VI-B, seed_curate.md §2.2):
    what the Priv-PC and CURATE reference code use (``norm.sf(abs(z))``, anchors_cd.md §1.1),
    so their α = 0.10 corresponds to a two-sided 0.20.
 
+For private runs the statistic keeps every stratum and divides by the *public* normaliser
+sqrt(9n/4) instead of the data-dependent sqrt(Σ_k w_k) (``normaliser="public"``, see
+:func:`kendall_public_z_from_table` and its sensitivity proof in
+:mod:`cgdcore.citests.sensitivity`).
+
 Implementation (our own): C_k − D_k is computed from the stratum's k_x × k_y contingency
 table with 2-D suffix cumulative sums, vectorised over all strata — O(K·k_x·k_y) after the
 one bincount that builds the table, never a loop over row pairs (anchors_cd.md §1.1,
@@ -30,9 +35,13 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests.result import CIResult
 
-__all__ = ["concordance_minus_discordance", "kendall_z_from_table", "kendall_test", "normal_p_value"]
+__all__ = ["concordance_minus_discordance", "kendall_z_from_table", "kendall_public_z_from_table", "kendall_test",
+           "normal_p_value", "NORMALISERS"]
 
 SIDES = ("two", "one")
+#: "strata": Priv-PC's sqrt(Σ w_k) over usable strata (the paper's statistic, no proven sensitivity);
+#: "public": sqrt(9n/4), n public (sensitivity 9/√n, proven in cgdcore.citests.sensitivity).
+NORMALISERS = ("strata", "public")
 
 
 def _check_sided(sided: str) -> str:
@@ -95,12 +104,34 @@ def kendall_z_from_table(tables: np.ndarray) -> tuple[float, int]:
     return num / math.sqrt(wsum), int(T.shape[0])
 
 
-def kendall_test(stats, x: int, y: int, S: Sequence[int] = (), sided: str = "two") -> CIResult:
+def kendall_public_z_from_table(tables: np.ndarray, n: int) -> float:
+    """z̃ = Σ_k 9(C_k − D_k)/(2n_k + 5) / sqrt(9n/4): every stratum counted, a public normaliser.
+
+    Degenerate strata (n_k ≤ 2, or x or y constant) have C_k − D_k = 0 and add nothing, so there is
+    no usable/unusable switch; n is the (public) number of rows. Under independence each term has
+    variance w_k < 9n_k/4, so Var(z̃) < 1 and the test is conservative. Global sensitivity < 9/√n
+    (proof: :func:`cgdcore.citests.sensitivity.kendall_public_z_sensitivity`).
+    """
+    T = np.asarray(tables)
+    if T.ndim != 3:
+        raise ValueError(f"tables must have shape (K, kx, ky); got {T.shape}")
+    nk = T.sum(axis=(1, 2)).astype(np.float64)
+    cmd = concordance_minus_discordance(T).astype(np.float64)
+    return float(np.sum(9.0 * cmd / (2.0 * nk + 5.0))) / math.sqrt(2.25 * float(n))
+
+
+def kendall_test(stats, x: int, y: int, S: Sequence[int] = (), sided: str = "two",
+                 normaliser: str = "strata") -> CIResult:
     """Conditional Kendall test of x ⟂ y | S on discrete data held in a SuffStats.
 
-    Returns CIResult(statistic=z, p_value, dof=number of strata used). If no stratum is
-    usable, z = 0 and p = 1.
+    Returns CIResult(statistic=z, p_value, dof=number of strata). ``normaliser="strata"`` (Priv-PC's
+    statistic): strata that cannot contribute are skipped and, if none is usable, z = 0 and p = 1.
+    ``"public"``: the provably bounded z̃ of :func:`kendall_public_z_from_table`.
     """
     _check_sided(sided)
-    z, used = kendall_z_from_table(stats.table(x, y, S))
+    table = stats.table(x, y, S)
+    if normaliser == "public":
+        z = kendall_public_z_from_table(table, stats.n)
+        return CIResult(z, normal_p_value(z, sided), float(table.shape[0]))
+    z, used = kendall_z_from_table(table)
     return CIResult(float(z), normal_p_value(z, sided), float(used))

@@ -1,15 +1,18 @@
-"""Sensitivities of the private CI statistics, with the constants of the papers and their code.
+"""Sensitivities of the private CI statistics: the proven one, and the papers' constants.
 
-All functions take the (public) dataset size n and return an ℓ1 sensitivity for a scalar
-statistic. Which of them gives a *valid* DP guarantee is itself a teaching point:
+All functions take the (public) dataset size n and return an ℓ1 sensitivity of a scalar statistic
+under replace-one neighbours (n fixed). Which of them gives a *valid* DP guarantee is itself a
+teaching point:
 
-* Priv-PC's z-sensitivity c1/√n (Theorem 3) is only sketched (its Appendix D is missing);
-  c1 = 6 is the reference code's constant and matches a substitution argument with large
-  strata; c1 = 9/2 is the paper's "approaching 9/2" asymptote (seed_privpc.md §5).
-* CURATE's constant (seed_curate.md §2.3) comes from an invalid product rule and
-  underestimates the empirical worst case by 2.3–3.3×; it is offered for fidelity only.
-
-Neither accounts for strata smaller than ~a few rows (see the caveats in seed_privpc.md §5).
+* :func:`kendall_public_z_sensitivity` — 9/√n for the Kendall statistic with a public normaliser
+  (:func:`cgdcore.citests.kendall.kendall_public_z_from_table`), proven below and checked by an
+  exhaustive search over one-row replacements in the tests. This is what the private runs use.
+* Priv-PC's z-sensitivity c1/√n (Theorem 3) for its statistic normalised by sqrt(Σ w_k) over the
+  *usable* strata is only sketched (Appendix D is missing). It is not a bound: one replaced row can
+  make a stratum usable or unusable and move Σ w_k (an exhaustive search finds 7.0/√n > 6/√n with
+  five rows). Offered "as in paper", with no guarantee.
+* CURATE's constant (seed_curate.md §2.3) comes from an invalid product rule and underestimates the
+  empirical worst case by 2.3–3.3×; offered "as in paper", with no guarantee.
 """
 from __future__ import annotations
 
@@ -20,6 +23,9 @@ import numbers
 from cgdcore import UserError
 
 __all__ = [
+    "KENDALL_PUBLIC_C",
+    "kendall_public_z_sensitivity",
+    "p_sensitivity",
     "KENDALL_C1",
     "CURATE_VARIANTS",
     "kendall_z_sensitivity",
@@ -60,10 +66,47 @@ def _check_sided(sided: str) -> int:
     raise UserError(f"sided must be 'one' or 'two'; got {sided!r}.")
 
 
-def kendall_z_sensitivity(n, c1: float = 6.0) -> float:
-    """Sensitivity of the conditional Kendall z statistic: Δ_z(n) = c1/√n.
+#: The proven constant c in Δz̃ < c/√n for the public-normaliser Kendall statistic.
+KENDALL_PUBLIC_C = 9.0
 
-    Source: Priv-PC (Wang, Pang, Song, NeurIPS 2020), Theorem 3: "c1/√n … c1 … approaching
+
+def kendall_public_z_sensitivity(n) -> float:
+    """Global sensitivity of z̃ = Σ_k a_k / sqrt(9n/4), a_k = 9(C_k − D_k)/(2n_k + 5): Δz̃ < 9/√n.
+
+    Proof (replace one row r = (s, x, y) by r' = (s', x', y'); n fixed and public). Write S_k = C_k − D_k.
+    A row's pairs with the other n_k − 1 rows of its stratum each contribute −1, 0 or +1 to S_k.
+
+    * Same stratum (s = s'): only stratum k changes, each of the row's n_k − 1 pair signs by at most 2,
+      so |ΔS_k| ≤ 2(n_k − 1) and |Δa_k| ≤ 18(n_k − 1)/(2n_k + 5) < 9.
+    * A row moving between strata (s ≠ s'): stratum k loses r (n_k = m + 1 → m) and stratum l gains r'.
+      With S_rest the other m rows' S (|S_rest| ≤ m(m − 1)/2) and δ the row's own pairs (|δ| ≤ m),
+      a_k − a_k' = 9[δ/(2m + 7) − 2S_rest/((2m + 5)(2m + 7))], so
+      |Δa_k| ≤ 9m(3m + 4)/((2m + 5)(2m + 7)) < 27/4 (as 4m(3m + 4) < 3(2m + 5)(2m + 7)).
+      Gaining a row is the same change reversed: |Δa_l| < 27/4. Together |ΔΣa| < 27/2.
+    * Empty, tiny and degenerate strata: a stratum with n_k ≤ 2 rows, or constant x or y, has S_k = 0
+      and a_k = 0, so nothing switches on or off; a stratum that empties or appears is the m = 0 case
+      above (bound 0). Strata never enter through a data-dependent weight: the normaliser is public.
+
+    Hence |Δz̃| < (27/2)/sqrt(9n/4) = 9/√n. |z̃| has the same sensitivity (||a| − |b|| ≤ |a − b|).
+    Checked by exhaustive search over every one-row replacement of every small table (tests).
+    """
+    return KENDALL_PUBLIC_C / math.sqrt(_check_n(n))
+
+
+def p_sensitivity(dz: float, sided: str = "one") -> float:
+    """Sensitivity of the normal p-value of a statistic with sensitivity ``dz``: Φ(Δz) − ½ one-sided.
+
+    p = Φ(−|z|) moves by ∫ φ over the interval |z| moves in; φ is decreasing on [0, ∞), so the
+    largest change is ∫_0^{Δz} φ = Φ(Δz) − ½. Two-sided p = 2Φ(−|z|) doubles it.
+    """
+    factor = _check_sided(sided)
+    return factor * 0.5 * math.erf(float(dz) / math.sqrt(2.0))
+
+
+def kendall_z_sensitivity(n, c1: float = 6.0) -> float:
+    """Priv-PC's claimed sensitivity of its conditional Kendall z, **as in paper**: Δ_z(n) = c1/√n.
+
+    Not a bound for the statistic normalised over usable strata (module docstring). Source: Priv-PC (Wang, Pang, Song, NeurIPS 2020), Theorem 3: "c1/√n … c1 … approaching
     9/2"; reference code (sunblaze-ucb ``src/pc.py``): 6/√n. Default c1 = 6 (code,
     conservative); 4.5 is the "paper asymptotic" value. See seed_privpc.md §5 and §10;
     resolution: configurable c1, default 6 (seed_privpc.md §9.10).
@@ -72,7 +115,7 @@ def kendall_z_sensitivity(n, c1: float = 6.0) -> float:
 
 
 def kendall_p_sensitivity(n, c1: float = 6.0, sided: str = "one") -> float:
-    """Sensitivity of the Kendall p-value: Δ_p(n) = Φ(c1/√n) − ½ (one-sided p).
+    """Priv-PC's p-value sensitivity **as in paper**: Δ_p(n) = Φ(c1/√n) − ½ (one-sided p).
 
     The one-sided p = 1 − Φ(|z|) is Lipschitz in z with its steepest slope φ(0) at z = 0, so a
     change of at most Δ_z = c1/√n in z moves p by at most ∫_0^{Δ_z} φ = Φ(Δ_z) − ½
@@ -81,9 +124,7 @@ def kendall_p_sensitivity(n, c1: float = 6.0, sided: str = "one") -> float:
     anchors_cd.md §1.2). For the two-sided p₂ = 2(1 − Φ(|z|)) = 2·p₁, every change doubles,
     so ``sided="two"`` returns 2·(Φ(c1/√n) − ½). Computed as ½·erf(Δ_z/√2), exact for small Δ_z.
     """
-    factor = _check_sided(sided)
-    dz = kendall_z_sensitivity(n, c1)
-    return factor * 0.5 * math.erf(dz / math.sqrt(2.0))
+    return p_sensitivity(kendall_z_sensitivity(n, c1), sided)
 
 
 def subsampled_p_sensitivity(n, m, c1: float = 6.0, sided: str = "one", method: str = "reference") -> float:

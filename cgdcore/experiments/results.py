@@ -1,9 +1,12 @@
 """The tidy results table of a sweep: columns, CSV/Parquet files, partial files and summaries.
 
-One row per run. The first columns are DESIGN.md's contract; the rest add the run's total under
-every accounting rule (``eps_<rule>``, NaN where a rule does not apply), the headline rule, the
-precision/recall behind the F1, whether the run stopped at its budget, an error message for runs
-whose parameters were rejected, and the sweep's key (``sweep``).
+One row per run. The first columns are DESIGN.md's contract (``epsilon_total`` is the run's
+guarantee: its budget, or its data-independent bound when uncapped); the rest add how much of it the
+filter used (``eps_used``), the releases' totals under other rules at the realised count and the
+paper's own formula (``eps_<rule>``, NaN where a rule does not apply; none of these is a guarantee),
+the filter's rule, whether the guarantee holds, the precision/recall behind the F1, whether the run
+stopped at its budget, an error message for runs whose parameters were rejected, and the sweep's
+key (``sweep``).
 """
 from __future__ import annotations
 
@@ -20,11 +23,11 @@ __all__ = ["COLUMNS", "CONTRACT_COLUMNS", "RULE_COLUMNS", "X_AXES", "to_frame", 
 
 CONTRACT_COLUMNS = ("dataset", "n", "algorithm", "epsilon", "epsilon_kind", "rep", "seed", "epsilon_total",
                     "delta_total", "skeleton_f1", "arc_f1", "shd", "n_ci_tests", "seconds")
-#: accounting rules reported per run (cgdcore.accounting.Ledger.totals); "paper" = the paper's own formula
-RULE_COLUMNS = ("eps_basic", "eps_advanced", "eps_per_group", "eps_pld", "eps_gaussian", "eps_parallel",
-                "eps_paper")
-EXTRA_COLUMNS = ("rule", *RULE_COLUMNS, "skeleton_precision", "skeleton_recall", "stopped_early", "error",
-                 "sweep")
+#: totals reported per run (cgdcore.privacy.ledger.Ledger.totals): what the filter used, the releases' totals
+#: under other rules at the realised count, and "paper" = the paper's own formula; none is a guarantee
+RULE_COLUMNS = ("eps_used", "eps_basic", "eps_advanced", "eps_pld", "eps_gaussian", "eps_parallel", "eps_paper")
+EXTRA_COLUMNS = ("rule", "guarantee", *RULE_COLUMNS, "skeleton_precision", "skeleton_recall", "stopped_early",
+                 "error", "sweep")
 COLUMNS = CONTRACT_COLUMNS + EXTRA_COLUMNS
 _INT = ("n", "rep", "seed")
 _STR = ("dataset", "algorithm", "epsilon_kind", "rule", "error", "sweep")
@@ -32,12 +35,12 @@ _STR = ("dataset", "algorithm", "epsilon_kind", "rule", "error", "sweep")
 #: what the x-axis of a privacy-utility curve can be: column -> label
 X_AXES = {
     "epsilon": "requested ε",
-    "epsilon_total": "reported total ε (tightest valid rule)",
-    "eps_basic": "total ε, basic composition",
-    "eps_advanced": "total ε, advanced composition",
-    "eps_per_group": "total ε, per-group min(basic, advanced)",
-    "eps_pld": "total ε, privacy-loss distribution (not a guarantee)",
-    "eps_paper": "total ε, the paper's own formula (as in paper)",
+    "epsilon_total": "guaranteed ε (the budget, or the bound at the most releases possible)",
+    "eps_used": "ε the filter used (realised, not a guarantee)",
+    "eps_basic": "Σε of the releases made (realised, not a guarantee)",
+    "eps_advanced": "advanced composition of the releases made (realised, not a guarantee)",
+    "eps_pld": "privacy-loss distribution of the releases made (realised, not a guarantee)",
+    "eps_paper": "the paper's own formula (as in paper, not a guarantee)",
 }
 
 

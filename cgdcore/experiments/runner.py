@@ -74,7 +74,7 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
 
 
 #: sweep option -> discover CLI flag (options without a flag make a row reproducible from Python only)
-_FLAGS = {"c1": "--c1", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
+_FLAGS = {"statistic": "--statistic", "c1": "--c1", "composition": "--composition", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
           "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
           "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
           "clip": "--clip", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
@@ -142,11 +142,12 @@ def run_one(cfg: RunConfig, sweep_key: str = "") -> dict[str, Any]:
         "delta_total": priv.get("delta") if priv.get("delta") is not None else _nan(),
         "skeleton_f1": m.get("skeleton_f1", _nan()), "arc_f1": m.get("arc_f1", _nan()),
         "shd": m.get("shd", _nan()), "n_ci_tests": disc.result.n_ci_tests, "seconds": disc.seconds,
-        "rule": priv.get("rule"), "skeleton_precision": m.get("skeleton_precision", _nan()),
+        "rule": priv.get("rule"), "guarantee": bool(priv.get("guarantee")) if priv else _nan(),
+        "eps_used": (priv.get("used") or {}).get("epsilon", _nan()), "skeleton_precision": m.get("skeleton_precision", _nan()),
         "skeleton_recall": m.get("skeleton_recall", _nan()), "stopped_early": bool(disc.result.stopped_early),
         "error": None,
     })
-    for rule in ("basic", "advanced", "per_group", "pld", "gaussian", "parallel"):
+    for rule in ("basic", "advanced", "pld", "gaussian", "parallel"):
         row[f"eps_{rule}"] = acc[rule]["epsilon"] if rule in acc else _nan()
     paper = [v for k, v in acc.items() if k.startswith("as in paper")]
     row["eps_paper"] = paper[0]["epsilon"] if paper else _nan()

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.accounting import MAX_EPSILON
+from cgdcore.privacy.ledger import MAX_EPSILON
 
 __all__ = ["AlgoSpec", "RunConfig", "SweepSpec", "parse_algo", "split_labels", "parse_epsilon_grid", "BUDGET_MODES"]
 
@@ -36,7 +36,7 @@ _OPTION_TYPES = {"subsample_ratio": float, "tweak": float, "c1": float, "beta1":
                  "iterations": int, "lambda1": float, "w_threshold": float, "clip": float, "lr": float,
                  "outer": int, "eps0": float, "ratio": float, "owners": int, "mode": str, "dp": str,
                  "split": str, "ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int,
-                 "sampler": str}
+                 "sampler": str, "statistic": str, "composition": str}
 _LDP_OPTIONS = ("debias", "calibration", "n_boot", "bins")
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.accounting import MAX_EPSILON
+from cgdcore.privacy.ledger import MAX_EPSILON
 from cgdcore.data.dataset import Dataset
 from cgdcore.local import mechanisms as M
 
@@ -156,7 +156,7 @@ def discretise_for_ldp(dataset: Dataset, bins: int = DEFAULT_BINS, log: bool = F
 
 
 def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
-    from cgdcore.accounting import Ledger
+    from cgdcore.privacy.ledger import Ledger
 
     led = Ledger(budget=None, delta=1e-9)
     for what, eps in per_column:

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cgdcore.accounting import Ledger, gaussian_epsilon
-from cgdcore.central.mechanisms import analytic_gaussian_sigma
+from cgdcore.privacy.ledger import Ledger, gaussian_epsilon
+from cgdcore.privacy.mechanisms import analytic_gaussian_sigma
 from cgdcore.score.blas import single_threaded_blas
 from cgdcore.score.notears import acyclicity, threshold_dag
 
@@ -57,7 +57,7 @@ def clipped_gradient(X: np.ndarray, W: np.ndarray, clip: float, chunk: int = 20_
 
 def sigma_for_uniform(eps_total: float, delta: float, releases: int, sensitivity: float) -> float:
     """σ for ``releases`` equal Gaussian releases whose exact GDP composition is (ε_total, δ)."""
-    from cgdcore.accounting import gaussian_mu_for
+    from cgdcore.privacy.ledger import gaussian_mu_for
 
     mu_total = gaussian_mu_for(eps_total, delta)
     return sensitivity * math.sqrt(releases) / mu_total
@@ -107,7 +107,7 @@ def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigm
         W = wp - wm
         mu = sens / sigmas[k]
         dk = 0.0 if delta_per_release is None else delta_per_release
-        if not ledger.can_afford(eps[k], group, gaussian_mu=mu):
+        if not ledger.can_afford((eps[k], 0.0, mu)):
             stopped, reason = True, (f"the next gradient release (ε={eps[k]:.3g}) would exceed the budget "
                                      f"ε={ledger.budget:g}; the current W was kept")
             break

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.accounting import Ledger, gaussian_epsilon, validate_delta, validate_epsilon
+from cgdcore.privacy.ledger import Ledger, gaussian_epsilon, validate_delta, validate_epsilon
 
 __all__ = ["run_score", "SCORE_ALGORITHMS", "prepare_matrix"]
 
@@ -89,7 +89,7 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             eps_k = gaussian_epsilon(sens / sigma, dk)
             epsilons, sigmas = [eps_k] * I, [sigma] * I
             info.update({"iterations": I, "sigma": sigma})
-            ledger = Ledger(budget=eps_total, delta=delta)
+            ledger = Ledger(budget=eps_total, delta=delta, rule="gaussian")
         else:
             kind = opts.pop("schedule", "multiplicative")
             if kind not in SCHEDULES:
@@ -101,7 +101,7 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             dk = delta / I
             epsilons, sigmas = list(sched), None
             info.update({"iterations": I, "schedule": kind, "eps0": eps0, "planned": [float(e) for e in sched]})
-            ledger = Ledger(budget=eps_total, delta=delta)
+            ledger = Ledger(budget=eps_total, delta=delta, rule="gaussian")
         info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "seed": seed})
         info["sensitivity"] = sens
         notes.append("column means and scales are treated as public metadata (as NOLEAKS does)")

@@ -1,0 +1,33 @@
+"""Differential privacy: measurements that carry their own costs, and the ledger that filters them.
+
+* :mod:`cgdcore.privacy.ledger` — the budget filter with one composition rule fixed before the run;
+  the guarantee a run states is a filter statement.
+* :mod:`cgdcore.privacy.mechanisms` — Laplace, AboveThreshold, sieve-and-examine, exponential: one
+  implementation each, used by the app, the CLI, the sweeps and the privacy tests alike.
+* :mod:`cgdcore.privacy.discrete` — exact discrete Laplace noise on an integer lattice (floating-point
+  safe); :mod:`cgdcore.privacy.snapping` — Mironov's snapping mechanism (the Learn page's lesson).
+
+Randomness. Noise comes from numpy's PCG64 generator, which is fast and statistically sound but not
+cryptographically secure: :func:`noise_generator` seeds it from fresh operating-system entropy by
+default and never reports that seed. A fixed noise seed makes a run a reproducible demo — it is not
+private against anyone who knows the seed, and every report of such a run says so.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["noise_generator", "FIXED_SEED_NOTE", "PRNG_NOTE"]
+
+FIXED_SEED_NOTE = ("reproducible demo: the noise seed is fixed, so this run is not private against anyone who knows "
+                   "the seed")
+PRNG_NOTE = ("noise comes from numpy's PCG64 generator, seeded from operating-system entropy; it is not a "
+             "cryptographically secure generator")
+
+
+def noise_generator(seed: int | None) -> tuple[np.random.Generator, dict]:
+    """(generator, description) for a run's privacy noise: fresh OS entropy when ``seed`` is None (the
+    seed is not kept), a reproducible stream otherwise (marked as a demo)."""
+    if seed is None:
+        return np.random.default_rng(np.random.SeedSequence()), {"seed": None, "reproducible": False,
+                                                                 "note": PRNG_NOTE}
+    return np.random.default_rng(seed), {"seed": int(seed), "reproducible": True, "note": FIXED_SEED_NOTE}

@@ -1,0 +1,563 @@
+"""The privacy ledger: a budget *filter* with one composition rule chosen before the run.
+
+A mechanism declares its cost when it releases something (:meth:`Ledger.record`); nothing computes
+"the ε of a run" by hand afterwards (DESIGN.md, "Privacy honesty"; OpenDP's measurements that carry
+their own privacy maps).
+
+Why a filter. PC decides which test to run next, and so how many releases happen, from earlier
+outputs. A total computed at the realised number of releases is an *odometer* claim, which the
+composition theorems do not cover (Rogers, Roth, Ullman & Vadhan 2016). What they do cover is a
+*filter*: a budget fixed in advance and a stopping rule that refuses any release that would take
+the composed bound past it. The run's guarantee is then the budget itself, whatever path the data
+took (:meth:`Ledger.guarantee`). A run without a budget (the papers' per-round setting) reports the
+rule's bound at its data-independent maximum number of releases (``worst_case``).
+
+The rule is fixed when the ledger is made (``RULES``):
+
+* ``"basic"`` — ε = Σε_i, δ = Σδ_i (Dwork & Roth 2014, Thm 3.16); both sums are checked.
+* ``"advanced"`` — for pure-ε releases, ε = min(Σε_i, sqrt(2 ln(1/δ)·V) + V/2) with V = Σε_i²:
+  the advanced-composition filter of Whitehouse, Ramdas, Rogers & Wu (ICML 2023), which keeps
+  Dwork–Rothblum–Vadhan's rate with adaptively chosen ε_i. Proof sketch: the loss increments X_i
+  satisfy |X_i| ≤ ε_i and E[X_i | past] ≤ ε_i²/2 (ε-DP ⇒ ε²/2-zCDP, Bun & Steinke 2016), so
+  exp(λ(L_n − V_n/2) − λ²V_n/2) is a supermartingale (Hoeffding's lemma) and Ville's inequality bounds
+  L_n ≤ (1 + λ)V_n/2 + ln(1/δ)/λ for all n at once, except with probability δ. With
+  λ = sqrt(2 ln(1/δ)/V*) and V* the V where sqrt(2 ln(1/δ)V) + V/2 = budget, every path the filter
+  admits has V_n ≤ V* and so L_n ≤ budget; paths admitted through Σε_i ≤ budget have L_n ≤ budget
+  surely. One δ, one rule: taking the minimum over several δ-bearing rules would not be covered.
+* ``"gaussian"`` — for Gaussian releases (each μ_i = Δ/σ_i): μ = sqrt(Σμ_i²) against the μ whose
+  Gaussian-DP curve passes through (budget, δ) (Dong, Roth & Su 2022; the GDP filter of Smith &
+  Thakurta 2022).
+
+Releases on disjoint parts of the data (``partition``) compose in parallel (McSherry 2009): the
+rule is applied to each part plus the whole-data releases, and the largest part counts.
+
+Comparison rows (:meth:`Ledger.summary`): the same releases totalled by other rules at the realised
+count, and the papers' own formulas, each with the reason it is not a guarantee.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from cgdcore import UserError
+
+__all__ = [
+    "RULES", "STATUS", "Release", "Ledger", "BudgetExceeded", "MAX_EPSILON",
+    "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
+    "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
+    "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "pld_epsilon",
+]
+
+#: Composition rules a run can choose in advance.
+RULES = ("basic", "advanced", "gaussian")
+
+#: The one vocabulary for what a total means, used by the JSON, the CLI and every page.
+STATUS = {
+    "guarantee": "the run's differential-privacy guarantee: a budget fixed before the run, enforced by the filter",
+    "realised": "not a guarantee: composes the releases this run happened to make, whose number depended on the "
+                "data (an odometer reading, not covered by the composition theorems)",
+    "as in paper": "not a guarantee: the paper's (or its reference code's) own formula, shown for comparison",
+}
+
+#: Largest ε accepted anywhere a user types one (central, local, sweep grids): beyond it no noise is left.
+MAX_EPSILON = 1e6
+
+
+class BudgetExceeded(RuntimeError):
+    """A release the filter refuses (callers ask :meth:`Ledger.can_afford` first)."""
+
+
+def validate_epsilon(eps, what: str = "epsilon") -> float:
+    """A finite ε > 0, or a UserError that says what to fix (ε = 0 is never "infinite noise")."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise UserError(f"{what} must be a positive number; got {eps!r}.")
+    v = float(eps)
+    if math.isnan(v):
+        raise UserError(f"{what} must be a positive number; got NaN.")
+    if v <= 0:
+        raise UserError(f"{what} must be > 0 (got {eps!r}); ε = 0 would need infinite noise.")
+    if math.isinf(v) or v > MAX_EPSILON:
+        raise UserError(f"{what} must be a finite number ≤ 1e6 (got {eps!r}); use the non-private 'pc' "
+                        "algorithm for no privacy.")
+    return v
+
+
+def validate_delta(delta, what: str = "delta") -> float:
+    """δ strictly between 0 and 1."""
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or math.isnan(float(delta)):
+        raise UserError(f"{what} must be a number strictly between 0 and 1; got {delta!r}.")
+    v = float(delta)
+    if not 0.0 < v < 1.0:
+        raise UserError(f"{what} must be strictly between 0 and 1 (got {delta!r}); 1e-3 to 1e-12 are usual.")
+    return v
+
+
+# ----------------------------------------------------------------------- closed forms
+def _lin(e: float) -> float:
+    """ε(e^ε − 1), the second-order term of Dwork–Roth advanced composition (inf past float range)."""
+    return e * math.expm1(e) if e < 700 else math.inf
+
+
+def basic_composition(epsilons: Iterable[float], deltas: Iterable[float] = ()) -> tuple[float, float]:
+    """Σε_i, Σδ_i (Dwork & Roth 2014, Theorem 3.16)."""
+    return float(math.fsum(epsilons)), float(math.fsum(deltas))
+
+
+def advanced_filter(sum_sq: float, delta: float) -> float:
+    """sqrt(2 ln(1/δ)·V) + V/2 for V = Σε_i²: the advanced-composition filter bound (module docstring)."""
+    return math.sqrt(2.0 * math.log(1.0 / delta) * sum_sq) + 0.5 * sum_sq
+
+
+def _advanced_capacity(target: float, delta: float) -> float:
+    """The largest V = Σε_i² with sqrt(2 ln(1/δ)V) + V/2 ≤ target (a quadratic in sqrt V)."""
+    if target <= 0:
+        return 0.0
+    a = math.sqrt(2.0 * math.log(1.0 / delta))
+    u = -a + math.sqrt(a * a + 2.0 * target)
+    return u * u
+
+
+def advanced_composition_homogeneous(k: int, eps0: float, delta_prime: float, delta0: float = 0.0):
+    """Dwork & Roth 2014, Theorem 3.20: k mechanisms, each (ε0, δ0)-DP, for δ' > 0 compose to
+    (sqrt(2k ln(1/δ'))·ε0 + k·ε0·(e^{ε0} − 1), kδ0 + δ') — for fixed, non-adaptive ε0 (used by the
+    papers' formulas)."""
+    if k <= 0:
+        return 0.0, 0.0
+    eps = math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) * eps0 + k * _lin(eps0)
+    return eps, k * delta0 + delta_prime
+
+
+def advanced_composition(epsilons: Iterable[float], delta_prime: float, deltas: Iterable[float] = ()):
+    """Dwork–Roth's heterogeneous form (sqrt(2 ln(1/δ') Σε_i²) + Σε_i(e^{ε_i} − 1), δ' + Σδ_i) for a
+    sequence fixed in advance (Kairouz, Oh & Viswanath 2015, Thm 3.5, with this looser second term)."""
+    eps = list(epsilons)
+    if not eps:
+        return 0.0, float(math.fsum(deltas))
+    s2 = math.fsum(e * e for e in eps)
+    lin = math.fsum(_lin(e) for e in eps)
+    return math.sqrt(2.0 * math.log(1.0 / delta_prime) * s2) + lin, delta_prime + math.fsum(deltas)
+
+
+def curate_paper_composition(t: int, eps_i: float, delta_prime: float, delta_test: float = 0.0):
+    """CURATE's per-order leakage **as in paper** (§III-A): t·ε² + ε·sqrt(2t ln(1/δ')), δ' + tδ.
+
+    The k·ε² term understates Dwork–Roth's k·ε(e^ε − 1) (seed_curate.md §7 item 2).
+    """
+    if t <= 0:
+        return 0.0, 0.0
+    return t * eps_i * eps_i + eps_i * math.sqrt(2.0 * t * math.log(1.0 / delta_prime)), delta_prime + t * delta_test
+
+
+def privpc_code_composition(K: int, eps: float, delta: float):
+    """Priv-PC's total **as in the reference code** (seed_privpc.md §2, form (B)): the K sieves and the K
+    examines composed apart by advanced composition at δ/2 and added,
+    sqrt(2K ln(2/δ))·ε + K·ε·(e^{ε/2} − 1); the code reports δ_tot = δ."""
+    if K <= 0:
+        return 0.0, delta
+    tail = K * eps * (math.expm1(eps / 2.0) if eps < 1400 else math.inf)
+    return math.sqrt(2.0 * K * math.log(2.0 / delta)) * eps + tail, delta
+
+
+def gaussian_delta(eps: float, mu: float) -> float:
+    """δ(ε) of μ-Gaussian DP (Balle & Wang 2018 Thm 8; Dong, Roth & Su 2022 Cor. 2.13)."""
+    from scipy.special import log_ndtr
+
+    if mu <= 0:
+        return 0.0
+    a = math.exp(log_ndtr(-eps / mu + mu / 2))
+    b = math.exp(eps + log_ndtr(-eps / mu - mu / 2)) if eps < 700 else 0.0
+    return max(a - b, 0.0)
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """Smallest ε with δ(ε) ≤ δ for μ-GDP (inverse of :func:`gaussian_delta`)."""
+    from scipy.optimize import brentq
+
+    if mu <= 0 or gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = 1.0
+    while gaussian_delta(hi, mu) > delta:
+        hi *= 2.0
+    return float(brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def gaussian_mu_for(epsilon: float, delta: float) -> float:
+    """The μ whose GDP curve passes through (ε, δ): the total a Gaussian filter may spend."""
+    from scipy.optimize import brentq
+
+    lo, hi = 1e-8, 1.0
+    while gaussian_delta(epsilon, hi) < delta:
+        hi *= 2.0
+    return float(brentq(lambda m: gaussian_delta(epsilon, m) - delta, lo, hi, xtol=1e-14, rtol=1e-12))
+
+
+# ----------------------------------------------------------------------------- ledger
+@dataclass(frozen=True)
+class Release:
+    """One privacy-costing release, as declared by the mechanism that made it.
+
+    ``laplace_ratio`` (scale/sensitivity) lets the PLD comparison use the Laplace privacy-loss
+    distribution; ``gaussian_mu`` (Δ/σ) is what the Gaussian rule composes.
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float = 0.0
+    order: int | None = None
+    what: str = ""
+    group: str = ""
+    laplace_ratio: float | None = None
+    gaussian_mu: float | None = None
+    #: the disjoint part of the data it was computed on ("" = the whole dataset)
+    partition: str = ""
+
+
+@dataclass
+class _Sums:
+    n: int = 0
+    eps: float = 0.0
+    eps2: float = 0.0
+    delta: float = 0.0
+    mu2: float = 0.0
+
+    def plus(self, items) -> "_Sums":
+        s = _Sums(self.n, self.eps, self.eps2, self.delta, self.mu2)
+        for e, d, mu in items:
+            s.n += 1
+            s.eps += e
+            s.eps2 += e * e
+            s.delta += d
+            s.mu2 += (mu or 0.0) ** 2
+        return s
+
+
+@dataclass
+class Ledger:
+    """Every release of one run, checked against a budget filter by one rule fixed in advance.
+
+    Parameters
+    ----------
+    budget: the total ε the run may spend (None = uncapped: the guarantee is the rule's bound at
+        ``worst_case``).
+    delta: the run's δ (the filter's failure probability; for ``basic``, the cap on Σδ_i).
+    rule: one of ``RULES``.
+    worst_case: ((ε, count), ...) — the largest multiset of releases any run of this algorithm on
+        data of this shape could make, data-independent (set by the algorithm; needed uncapped).
+    paper_rules: name -> function(ledger) -> (ε, δ), the papers' own formulas ("as in paper").
+    """
+
+    budget: float | None = None
+    delta: float = 1e-6
+    rule: str = "advanced"
+    worst_case: tuple[tuple[float, int], ...] | None = None
+    releases: list[Release] = field(default_factory=list)
+    paper_rules: dict[str, Callable[["Ledger"], tuple[float, float]]] = field(default_factory=dict)
+    #: False when some part of the run has no proof (a sensitivity that is not a bound, floating-point
+    #: noise, ...): then nothing is a guarantee and ``guarantee_note`` says why.
+    guarantee_valid: bool = True
+    guarantee_note: str = ""
+    _shared: _Sums = field(default_factory=_Sums)
+    _parts: dict[str, _Sums] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.rule not in RULES:
+            raise ValueError(f"unknown composition rule {self.rule!r}; one of {RULES}")
+        if self.budget is not None:
+            self.budget = validate_epsilon(self.budget, "the total privacy budget ε")
+        self.delta = validate_delta(self.delta)
+        if self.worst_case is not None:
+            self.worst_case = tuple((float(e), int(k)) for e, k in self.worst_case if k > 0)
+
+    def void_guarantee(self, why: str) -> None:
+        """Mark the run as having no proven guarantee (kept once; later reasons are appended)."""
+        self.guarantee_valid = False
+        self.guarantee_note = why if not self.guarantee_note else f"{self.guarantee_note}; {why}"
+
+    # ------------------------------------------------------------------ the rule
+    def _value(self, s: _Sums) -> tuple[float, float]:
+        """(ε, δ) of the rule for the releases summed in ``s``."""
+        if s.n == 0:
+            return 0.0, 0.0
+        if self.rule == "basic":
+            return s.eps, s.delta
+        if self.rule == "advanced":
+            return min(s.eps, advanced_filter(s.eps2, self.delta)), self.delta
+        return gaussian_epsilon(math.sqrt(s.mu2), self.delta), self.delta
+
+    def _fits(self, s: _Sums) -> bool:
+        if self.rule == "basic" and s.delta > self.delta * (1 + 1e-12):
+            return False
+        if self.budget is None:
+            return True
+        if self.rule == "gaussian":
+            return math.sqrt(s.mu2) <= self._mu_cap * (1 + 1e-12)
+        return self._value(s)[0] <= self.budget * (1 + 1e-12)
+
+    @functools.cached_property
+    def _mu_cap(self) -> float:
+        """The μ whose Gaussian-DP curve passes through (budget, δ)."""
+        return gaussian_mu_for(self.budget, self.delta) if self.budget is not None else math.inf
+
+    def _check_release(self, epsilon: float, delta: float, mu: float | None) -> None:
+        if not (epsilon > 0 and math.isfinite(epsilon)):
+            raise ValueError(f"a release must cost a finite ε > 0; got {epsilon!r}")
+        if not (0.0 <= delta < 1.0):
+            raise ValueError(f"a release's δ must be in [0, 1); got {delta!r}")
+        if self.rule == "advanced" and delta > 0:
+            raise ValueError("the advanced-composition filter composes pure-ε releases; record δ > 0 releases "
+                             "under the 'basic' rule")
+        if self.rule == "gaussian" and mu is None:
+            raise ValueError("the Gaussian rule composes Gaussian releases: give gaussian_mu = Δ/σ")
+
+    def _sums_for(self, partition: str, extra=()) -> list[_Sums]:
+        """The sums the filter checks: every part (plus whole-data releases), or the whole data."""
+        items = list(extra)
+        if not self._parts and not partition:
+            return [self._shared.plus(items)]
+        parts = dict(self._parts)
+        if partition and partition not in parts:
+            parts[partition] = _Sums()
+        out = []
+        for name, ps in parts.items():
+            mine = items if (not partition or name == partition) else []
+            merged = ps.plus([])
+            merged.n += self._shared.n
+            merged.eps += self._shared.eps
+            merged.eps2 += self._shared.eps2
+            merged.delta += self._shared.delta
+            merged.mu2 += self._shared.mu2
+            out.append(merged.plus(mine))
+        return out
+
+    # ------------------------------------------------------------------ filter
+    def can_afford(self, *costs, partition: str = "") -> bool:
+        """True when the filter admits releases of these costs (each an ε, or (ε, δ, μ)) next."""
+        items = [(float(c), 0.0, None) if np.ndim(c) == 0 else (float(c[0]), float(c[1]), c[2]) for c in costs]
+        return all(self._fits(s) for s in self._sums_for(partition, items))
+
+    def record(self, mechanism: str, epsilon: float, delta: float = 0.0, *, order: int | None = None,
+               what: str = "", group: str = "", laplace_ratio: float | None = None,
+               gaussian_mu: float | None = None, partition: str = "") -> Release:
+        """Declare one release; raises BudgetExceeded when the filter refuses it (nothing is recorded)."""
+        self._check_release(epsilon, delta, gaussian_mu)
+        if not self.can_afford((epsilon, delta, gaussian_mu), partition=partition):
+            cap = "its δ" if self.budget is None else f"its budget ε={self.budget:.4g}"
+            raise BudgetExceeded(f"release of ε={epsilon:.4g} would take the run past {cap}")
+        rel = Release(mechanism, float(epsilon), float(delta), order, what, group or mechanism, laplace_ratio,
+                      gaussian_mu, partition)
+        self.releases.append(rel)
+        item = [(rel.epsilon, rel.delta, gaussian_mu)]
+        if partition:
+            self._parts[partition] = self._parts.get(partition, _Sums()).plus(item)
+        else:
+            self._shared = self._shared.plus(item)
+        return rel
+
+    def largest_uniform(self, count: int, target: float) -> float:
+        """The largest ε0 such that ``count`` more pure releases of ε0 keep the rule's total ≤ ``target``
+        (whole-data releases; for planners, which may only use released outputs)."""
+        if count <= 0 or target <= 0:
+            return 0.0
+        s = self._shared
+        basic = max(0.0, (target - s.eps) / count)
+        if self.rule == "basic":
+            return basic
+        if self.rule == "gaussian":
+            raise ValueError("plan Gaussian releases in μ (Ledger.mu_left)")
+        v = _advanced_capacity(target, self.delta) - s.eps2
+        adv = math.sqrt(v / count) if v > 0 else 0.0
+        return max(basic, adv)
+
+    def total_with(self, extra) -> float:
+        """The rule's ε after ``count`` more whole-data pure releases of each ε in ``extra`` ((ε, count), ...):
+        what a planner may evaluate, since it uses only the ledger (released outputs) and public sizes."""
+        s = self._shared.plus([])
+        for e, k in extra:
+            if k > 0 and e > 0:
+                s.n += int(k)
+                s.eps += e * k
+                s.eps2 += e * e * k
+        if self.rule == "gaussian":
+            raise ValueError("plan Gaussian releases in μ (Ledger.mu_left)")
+        return self._value(s)[0]
+
+    def mu_left(self) -> float:
+        """sqrt(μ_budget² − Σμ_i²): the Gaussian rule's remaining μ (inf when uncapped)."""
+        cap = self._mu_cap
+        return math.sqrt(max(cap * cap - self._shared.mu2, 0.0)) if math.isfinite(cap) else math.inf
+
+    def used(self) -> tuple[float, float]:
+        """(ε, δ) of the rule at the releases made: how much of the budget the filter has used.
+        Not a guarantee by itself (see :meth:`guarantee`)."""
+        return max((self._value(s) for s in self._sums_for("")), default=(0.0, 0.0))
+
+    def remaining(self) -> float:
+        """Budget left under the rule (inf when uncapped)."""
+        if self.budget is None:
+            return math.inf
+        return max(0.0, self.budget - self.used()[0])
+
+    def _worst(self) -> tuple[float, float] | None:
+        if self.worst_case is None:
+            return None
+        s = _Sums()
+        for e, k in self.worst_case:
+            s.n += k
+            s.eps += e * k
+            s.eps2 += e * e * k
+        if self.rule == "gaussian":
+            return None
+        return self._value(s)
+
+    def guarantee(self) -> tuple[float, float] | None:
+        """(ε, δ) the run is guaranteed, decided before it started: the budget (or the rule's bound at
+        the data-independent worst case, whichever is smaller); None when neither exists."""
+        worst = self._worst()
+        delta = 0.0 if self.rule == "basic" else self.delta
+        if self.budget is None:
+            return worst
+        if worst is not None and worst[0] < self.budget:
+            return worst
+        return self.budget, delta
+
+    def __len__(self) -> int:
+        return len(self.releases)
+
+    # ------------------------------------------------------------------ reporting
+    def per_order(self) -> list[dict[str, Any]]:
+        """Releases and Σε per PC order (None = not tied to an order)."""
+        rows: dict[Any, dict[str, Any]] = {}
+        for r in self.releases:
+            row = rows.setdefault(r.order, {"order": r.order, "releases": 0, "epsilon": 0.0})
+            row["releases"] += 1
+            row["epsilon"] += r.epsilon
+        return sorted(rows.values(), key=lambda r: (r["order"] is None, r["order"] if r["order"] is not None else 0))
+
+    def totals(self, *, tight: bool = True) -> dict[str, dict[str, Any]]:
+        """The guarantee, and every comparison total of the same releases, each with its status and why."""
+        out: dict[str, dict[str, Any]] = {}
+        g = self.guarantee()
+        if g is not None:
+            how = (f"budget fixed before the run, {self.rule} composition filter" if self.budget is not None
+                   and (self._worst() is None or self._worst()[0] >= self.budget)
+                   else f"{self.rule} composition at the largest number of releases any run on data of this "
+                        f"shape could make ({sum(k for _, k in self.worst_case or ())})")
+            out["guarantee"] = _entry(*g, "guarantee", how)
+        rel = self.releases
+        if rel:
+            eps_all = [r.epsilon for r in rel]
+            out["basic"] = _entry(math.fsum(eps_all), math.fsum(r.delta for r in rel), "realised", "Σ ε_i")
+            if all(r.delta == 0 for r in rel):
+                out["advanced"] = _entry(min(math.fsum(eps_all), advanced_filter(math.fsum(e * e for e in eps_all),
+                                                                                 self.delta)),
+                                         self.delta, "realised", "min(Σε_i, sqrt(2 ln(1/δ) Σε_i²) + Σε_i²/2)")
+            if all(r.gaussian_mu for r in rel):
+                mu = math.sqrt(math.fsum(r.gaussian_mu ** 2 for r in rel))
+                out["gaussian"] = _entry(gaussian_epsilon(mu, self.delta), self.delta, "realised",
+                                         f"Gaussian-DP composition, μ = {mu:.4g}")
+            if tight and not all(r.gaussian_mu for r in rel):
+                pld = pld_epsilon(rel, self.delta)
+                if pld is not None:
+                    out["pld"] = _entry(pld, self.delta, "realised", "privacy-loss distribution (dp_accounting)")
+            if self._parts:
+                e, d = self.used()
+                out["parallel"] = _entry(e, d, "realised", f"{self.rule} within each of {len(self._parts)} disjoint "
+                                                           "part(s) of the data, the largest part")
+        for name, rule in self.paper_rules.items():
+            out[name] = _entry(*rule(self), "as in paper", "")
+        for key, entry in out.items():
+            if not self.guarantee_valid:
+                entry["valid"] = False
+                entry["note"] = (entry["note"] + "; " if entry["note"] else "") + f"no guarantee: {self.guarantee_note}"
+        return out
+
+    def statement(self) -> str:
+        """One sentence: what this run guarantees."""
+        if not self.guarantee_valid:
+            return f"No privacy guarantee: {self.guarantee_note}."
+        g = self.guarantee()
+        if g is None:
+            return "No data-independent bound is known for this run."
+        eps, delta = g
+        dtxt = "" if delta == 0 else f", δ = {delta:.3g}"
+        if self.budget is not None and (self._worst() is None or self._worst()[0] >= self.budget):
+            return (f"(ε = {eps:.4g}{dtxt})-differentially private: the budget was fixed before the run and the "
+                    f"{self.rule} composition filter refused every release that would exceed it.")
+        return (f"(ε = {eps:.4g}{dtxt})-differentially private: {self.rule} composition of the most releases "
+                "any run on data of this shape could make.")
+
+    def summary(self) -> dict[str, Any]:
+        """The ``privacy`` object of the JSON contract (DESIGN.md)."""
+        g = self.guarantee()
+        used_eps, used_delta = self.used()
+        return {
+            "epsilon": None if g is None else g[0],
+            "delta": None if g is None else g[1],
+            "rule": self.rule,
+            "budget": self.budget,
+            "run_delta": self.delta,
+            "used": {"epsilon": used_eps, "delta": used_delta},
+            "statement": self.statement(),
+            "accounting": self.totals(),
+            "releases": len(self.releases),
+            "per_order": self.per_order(),
+            "guarantee": self.guarantee_valid and g is not None,
+            "guarantee_note": self.guarantee_note or None,
+        }
+
+
+def _entry(eps: float, delta: float, status: str, note: str) -> dict[str, Any]:
+    return {"epsilon": float(eps), "delta": float(delta), "status": status, "valid": status == "guarantee",
+            "note": note if status == "guarantee" else (f"{note} — {STATUS[status]}" if note else STATUS[status])}
+
+
+def pld_epsilon(releases: list[Release], delta: float) -> float | None:
+    """ε at δ of the composed privacy-loss distribution of the releases (None if it cannot be computed).
+    Identical releases are self-composed, so the cost grows with the number of distinct releases."""
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:  # pragma: no cover - dp_accounting is in requirements.txt
+        return None
+    counts: dict[tuple, int] = {}
+    for r in releases:
+        if r.gaussian_mu:
+            key = ("gauss", round(1.0 / r.gaussian_mu, 12))
+        elif r.laplace_ratio:
+            key = ("lap", round(r.laplace_ratio, 12))
+        else:
+            key = ("eps", round(r.epsilon, 12), r.delta)
+        counts[key] = counts.get(key, 0) + 1
+    if any((key[0] == "lap" and key[1] < 0.1) or (key[0] == "gauss" and key[1] < 0.5)
+           or (key[0] == "eps" and key[1] > 10) for key in counts):
+        return None  # ε per release beyond what a discretised PLD can represent
+    try:
+        return _pld(tuple(sorted(counts.items(), key=repr)), float(delta))
+    except (OverflowError, ValueError, IndexError, FloatingPointError):  # pragma: no cover - numeric edge
+        return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _pld(counts: tuple, delta: float) -> float:
+    """ε at δ of the composition of ``counts`` ((mechanism key, times) pairs); cached."""
+    from dp_accounting.pld import privacy_loss_distribution as pldlib
+    from dp_accounting.pld.common import DifferentialPrivacyParameters
+
+    total = None
+    for key, k in counts:
+        if key[0] == "gauss":
+            one = pldlib.from_gaussian_mechanism(standard_deviation=key[1], sensitivity=1.0,
+                                                 value_discretization_interval=1e-3)
+        elif key[0] == "lap":
+            one = pldlib.from_laplace_mechanism(parameter=key[1], sensitivity=1.0,
+                                                value_discretization_interval=1e-3)
+        else:
+            one = pldlib.from_privacy_parameters(DifferentialPrivacyParameters(key[1], key[2]),
+                                                 value_discretization_interval=1e-3)
+        comp = one.self_compose(k) if k > 1 else one
+        total = comp if total is None else total.compose(comp)
+    return float(total.get_epsilon_for_delta(delta))

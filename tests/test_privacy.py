@@ -1,0 +1,366 @@
+"""The privacy package: the ledger as a filter, the mechanisms' costs, the noise seed, the trace, and the
+findings of the privacy audit (each with a regression test that fails on the code before the fix).
+
+The statistical checks of the mechanisms themselves (exhaustive neighbour searches, exact output
+probabilities, Monte Carlo of the real classes) are in tests/test_privacy_empirical.py."""
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from cgdcore import UserError
+from cgdcore.data import load_dataset
+from cgdcore.discover import discover
+from cgdcore.privacy import noise_generator
+from cgdcore.privacy.discrete import Lattice, NoiseStream, discrete_laplace, rational_rate
+from cgdcore.privacy.ledger import (BudgetExceeded, Ledger, advanced_composition, advanced_composition_homogeneous,
+                                    advanced_filter, curate_paper_composition, privpc_code_composition)
+from cgdcore.privacy.mechanisms import (AboveThreshold, LaplaceMechanism, SieveAndExamine, amplified_epsilon,
+                                        analytic_gaussian_sigma, sieve_epsilon)
+from conftest import ROOT
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return load_dataset("asia", n=20_000, seed=0)
+
+
+# ------------------------------------------------------------------------- the ledger (finding 5)
+def test_direct_ledger_refuses_releases_past_its_budget():
+    """Finding 5: a ledger with budget 1 accepted releases totalling 3.37 (basic's total was never checked)."""
+    for rule in ("basic", "advanced"):
+        led = Ledger(budget=1.0, delta=1e-6, rule=rule)
+        for _ in range(4):
+            led.record("laplace", 0.25)
+        assert not led.can_afford(0.25)
+        with pytest.raises(BudgetExceeded):
+            led.record("laplace", 0.25)
+        assert len(led) == 4 and led.used()[0] <= 1.0 + 1e-12
+        # however many small releases are tried, nothing past the budget is ever recorded
+        for _ in range(1000):
+            if led.can_afford(0.01):
+                led.record("laplace", 0.01)
+        assert led.used()[0] <= 1.0 * (1 + 1e-12)
+        assert led.totals()["advanced"]["epsilon"] <= 1.0 * (1 + 1e-12)
+
+
+def test_basic_rule_checks_the_deltas_too():
+    led = Ledger(budget=10.0, delta=1e-6, rule="basic")
+    led.record("gaussian", 0.1, 6e-7)
+    assert not led.can_afford((0.1, 6e-7, None))
+    with pytest.raises(BudgetExceeded):
+        led.record("gaussian", 0.1, 6e-7)
+
+
+def test_advanced_filter_takes_pure_releases_only_and_gaussian_needs_mu():
+    with pytest.raises(ValueError, match="pure"):
+        Ledger(budget=1.0, rule="advanced").record("gaussian", 0.1, 1e-8)
+    with pytest.raises(ValueError, match="gaussian_mu"):
+        Ledger(budget=1.0, rule="gaussian").record("gaussian", 0.1)
+
+
+def test_the_guarantee_is_the_budget_fixed_in_advance_not_the_realised_total():
+    """Finding 5: the headline was the minimum over rules at the realised (data-dependent) count."""
+    led = Ledger(budget=2.0, delta=1e-6)
+    for _ in range(3):
+        led.record("laplace", 0.1)
+    assert led.guarantee() == (2.0, 1e-6)
+    s = led.summary()
+    assert s["epsilon"] == 2.0 and s["used"]["epsilon"] == pytest.approx(0.3)
+    assert s["accounting"]["guarantee"]["valid"] and s["accounting"]["guarantee"]["status"] == "guarantee"
+    # every other row says why it is not a guarantee
+    for name, row in s["accounting"].items():
+        if name != "guarantee":
+            assert not row["valid"] and "not a guarantee" in row["note"]
+    basic = Ledger(budget=2.0, delta=1e-6, rule="basic")
+    basic.record("laplace", 0.1)
+    assert basic.guarantee() == (2.0, 0.0)
+
+
+def test_uncapped_runs_state_the_bound_at_their_worst_case():
+    led = Ledger(budget=None, delta=1e-3, worst_case=((1.0, 55),))
+    led.record("above-threshold", 1.0)
+    eps, delta = led.guarantee()
+    assert eps == pytest.approx(min(55.0, advanced_filter(55.0, 1e-3))) and delta == 1e-3
+    assert Ledger(budget=None).guarantee() is None
+    # a budget larger than the worst case: the smaller bound is the guarantee
+    small = Ledger(budget=100.0, delta=1e-3, worst_case=((1.0, 3),))
+    assert small.guarantee()[0] == pytest.approx(3.0)
+
+
+def test_advanced_filter_is_tighter_than_basic_for_many_small_releases():
+    led = Ledger(budget=None, delta=1e-6)
+    for _ in range(2000):
+        led.record("laplace", 0.01)
+    assert led.used()[0] == pytest.approx(advanced_filter(2000 * 1e-4, 1e-6))
+    assert led.used()[0] < 20.0
+
+
+def test_largest_uniform_spends_exactly_the_target():
+    for rule in ("basic", "advanced"):
+        led = Ledger(budget=5.0, delta=1e-6, rule=rule)
+        led.record("laplace", 0.3)
+        for t in (1, 10, 500):
+            e0 = led.largest_uniform(t, 3.0)
+            assert led.total_with([(e0, t)]) == pytest.approx(3.0, rel=1e-9)
+
+
+def test_void_guarantee_marks_every_row():
+    led = Ledger(budget=1.0)
+    led.record("laplace", 0.5)
+    led.void_guarantee("a reason")
+    s = led.summary()
+    assert s["guarantee"] is False and "a reason" in s["statement"]
+    assert not any(r["valid"] for r in s["accounting"].values())
+
+
+def test_composition_closed_forms():
+    # Dwork–Roth Thm 3.20 for k = 500, ε0 = 0.05, δ' = 1e-3 (anchors_dp §2c: 5.437)
+    e, d = advanced_composition_homogeneous(500, 0.05, 1e-3)
+    assert e == pytest.approx(5.437, abs=1e-3) and d == 1e-3
+    assert advanced_composition([0.05] * 500, 1e-3)[0] == pytest.approx(e)
+    # the filter's bound is tighter (V/2 instead of Σε(e^ε − 1))
+    assert advanced_filter(500 * 0.05 ** 2, 1e-3) < e
+    # Priv-PC worked numbers (seed_privpc.md §2): (A) ε=1, K=10 → 28.937; (B) → 18.817
+    assert advanced_composition_homogeneous(10, 1.0, 1e-3)[0] == pytest.approx(28.937, abs=1e-3)
+    assert privpc_code_composition(10, 1.0, 1e-3)[0] == pytest.approx(18.817, abs=1e-3)
+    assert privpc_code_composition(100, 0.1, 1e-3)[0] == pytest.approx(4.412, abs=1e-3)
+    assert curate_paper_composition(10, 1.0, 1e-12)[0] == pytest.approx(10 + math.sqrt(20 * math.log(1e12)))
+
+
+def test_pld_comparison_agrees_with_the_golden_value():
+    led = Ledger(budget=None, delta=1e-3)
+    for _ in range(500):
+        led.record("laplace", 0.05, laplace_ratio=20.0)
+    tot = led.totals()
+    assert tot["basic"]["epsilon"] == pytest.approx(25.0)
+    assert tot["pld"]["epsilon"] == pytest.approx(3.5613, abs=0.01)  # anchors_dp §2c
+    assert tot["pld"]["status"] == "realised"
+
+
+@pytest.mark.parametrize("eps,delta,sigma", [(1.0, 1e-5, 3.7306), (0.1, 1e-5, 30.7496), (0.5, 1e-6, 8.0576),
+                                             (5.0, 1e-5, 0.8919)])
+def test_analytic_gaussian_golden_values(eps, delta, sigma):
+    assert analytic_gaussian_sigma(eps, delta) == pytest.approx(sigma, abs=1e-4)
+
+
+def test_subsampling_amplification_inverts_priv_pc_eps_prime():
+    n, m = 100_000, 16_543
+    assert amplified_epsilon(sieve_epsilon(1.0, n, m), m / n) == pytest.approx(0.5)
+    assert amplified_epsilon(1.0, 0.1) == pytest.approx(0.15857, abs=1e-5)
+    assert amplified_epsilon(0.7, 1.0) == 0.7
+
+
+# -------------------------------------------------------------------- discrete noise (finding 3)
+def test_rational_rate_never_understates_the_noise():
+    for eps in (1e-4, 0.01, 0.5, 1.0, 7.3, 1e4):
+        for k in (2, 1025, 1483, 40_000):
+            s, t = rational_rate(eps, k)
+            assert s / t <= eps / k and s / t > eps / k * (1 - 1e-5)
+
+
+def test_lattice_keeps_the_sensitivity_an_integer():
+    lat = Lattice.for_sensitivity(0.0113, 1.0)
+    r = lat.resolution
+    assert math.log2(r) == int(math.log2(r)) and r <= 0.0113 / 1024
+    assert lat.sensitivity == math.ceil(0.0113 / r) + 1
+    rng = np.random.default_rng(0)
+    v = rng.uniform(-1.2, 1.2, 50_000)
+    w = np.clip(v + rng.choice([-1, 1], v.size) * 0.0113 * rng.uniform(0.999, 1.0, v.size), -5, 5)
+    assert np.abs(lat.index(v) - lat.index(w)).max() <= lat.sensitivity
+
+
+def test_noise_stream_draws_the_declared_distribution():
+    stream = NoiseStream(np.random.default_rng(3), 1.0, 4)
+    z = np.array([stream.draw() for _ in range(2000)] + list(stream.draw(20_000)))
+    a = stream.s / stream.t
+    # the discrete Laplace's variance 2e^{-a}/(1 - e^{-a})²
+    var = 2 * math.exp(-a) / (1 - math.exp(-a)) ** 2
+    assert z.var() == pytest.approx(var, rel=0.05) and abs(z.mean()) < 4 * math.sqrt(var / z.size)
+    assert np.array_equal(z, np.round(z))
+
+
+def test_discrete_laplace_is_exactly_reproducible():
+    a = discrete_laplace(np.random.default_rng(9), 3, 7, 1000)
+    b = discrete_laplace(np.random.default_rng(9), 3, 7, 1000)
+    assert np.array_equal(a, b)
+
+
+def test_released_values_are_lattice_points():
+    mech = LaplaceMechanism(0.01, 1.0, np.random.default_rng(0), None)
+    lat = mech.noise.lattice
+    for v in np.linspace(0, 1, 17):
+        out = mech.release(float(v))
+        assert out.noisy / lat.resolution == round(out.noisy / lat.resolution)
+        assert out.noisy == pytest.approx(out.released + out.noise, abs=1e-15)
+        assert out.sensitivity == pytest.approx(lat.sensitivity * lat.resolution) and out.sensitivity >= 0.01
+
+
+# ------------------------------------------------------------ AboveThreshold (finding 2)
+def test_above_threshold_charges_each_instance_when_it_opens():
+    """Finding 2: an instance that only answered "below" was never charged."""
+    led = Ledger(budget=None, delta=1e-6)
+    svt = AboveThreshold(0.5, 0.01, 1.0, np.random.default_rng(0), led)
+    for _ in range(20):
+        assert not svt.query(-5.0).above  # far below: "below" every time
+    assert len(led) == 1 and led.releases[0].epsilon == 1.0
+    assert svt.query(9.0).above and not svt.is_open
+    assert len(led) == 1  # the hit ends the instance it was charged with
+    svt.query(-5.0)
+    assert len(led) == 2  # the next query opens (and pays for) a new one
+
+
+def test_a_refused_instance_is_never_opened():
+    led = Ledger(budget=1.5, delta=1e-6, rule="basic")
+    svt = AboveThreshold(0.5, 0.01, 1.0, np.random.default_rng(0), led)
+    svt.query(9.0)
+    assert not svt.can_open()
+    with pytest.raises(BudgetExceeded):
+        svt.query(0.1)
+    assert len(led) == 1
+
+
+def test_sieve_and_examine_charges_the_round_it_opens_and_the_examine_on_a_hit():
+    led = Ledger(budget=None, delta=1e-6)
+    rng = np.random.default_rng(1)
+    mech = SieveAndExamine(0.5, 0.05, 200, 50, 1 / 200, 1 / 50, 1.0, rng, led)
+    stage, indep, _, ex, charged = mech.query(lambda rows: 0.0, lambda: 0.0)
+    assert stage == "sieve" and ex is None and charged == pytest.approx(0.5)
+    assert len(led) == 1 and mech.rows.size == 50 and len(np.unique(mech.rows)) == 50
+    stage, indep, _, ex, charged = mech.query(lambda rows: 1.0, lambda: 1.0)
+    assert stage == "examine" and indep and charged == pytest.approx(0.5)
+    assert led.used()[0] == pytest.approx(1.0)
+    assert mech.rounds == 1 and not mech.sieve.is_open
+
+
+@pytest.mark.parametrize("algo", ["svt-pc", "priv-pc"])
+def test_a_run_that_deletes_nothing_still_pays_for_its_open_instance(algo):
+    """Finding 2: SVT-PC and Priv-PC reported ε = 0 for a run that deleted no edge."""
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, 3, 3000)
+    data = np.column_stack([z, z, z])  # three copies: every pair strongly dependent (at order 0)
+    from cgdcore.data.dataset import Dataset
+
+    ds = Dataset(name="copies", variables=("a", "b", "c"), data=data.astype(np.int8), states=(("0", "1", "2"),) * 3)
+    r = discover(ds, algo=algo, round_epsilon=20.0, seed=2, max_order=0)
+    assert r.cpdag.sum() == 6  # nothing deleted
+    assert r.privacy["releases"] >= 1 and r.privacy["used"]["epsilon"] > 0
+    assert r.privacy["accounting"]["basic"]["epsilon"] == pytest.approx(20.0 if algo == "svt-pc" else 10.0)
+
+
+# ------------------------------------------------------------------------ the noise seed (finding 4)
+def test_noise_seed_defaults_to_fresh_entropy_and_is_not_reported(asia):
+    """Finding 4: the noise seed defaulted to 0 and was echoed, so the noise was public."""
+    a = discover(asia, algo="laplace-pc", epsilon=5.0)
+    b = discover(asia, algo="laplace-pc", epsilon=5.0)
+    na = [t.noise for t in a.result.trace]
+    nb = [t.noise for t in b.result.trace]
+    assert na != nb
+    assert a.params["noise_seed"] is None and a.privacy["noise"]["reproducible"] is False
+    assert "not a cryptographically secure" in a.privacy["noise"]["note"]
+    assert not any("reproducible demo" in n for n in a.notes)
+
+
+def test_a_fixed_noise_seed_is_a_reproducible_demo(asia):
+    a = discover(asia, algo="laplace-pc", epsilon=5.0, seed=11)
+    b = discover(asia, algo="laplace-pc", epsilon=5.0, seed=11)
+    assert [t.noise for t in a.result.trace] == [t.noise for t in b.result.trace]
+    assert a.params["noise_seed"] == 11 and a.privacy["noise"]["reproducible"] is True
+    assert any("reproducible demo" in n and "knows the seed" in n for n in a.notes)
+    rng, info = noise_generator(None)
+    assert info["seed"] is None and isinstance(rng, np.random.Generator)
+
+
+# ------------------------------------------------------------------ samplers and statistics
+ALGOS = [("laplace-pc", dict(epsilon=5.0)), ("svt-pc", dict(epsilon=6.0)), ("priv-pc", dict(epsilon=6.0)),
+         ("curate", dict(epsilon=5.0))]
+
+
+@pytest.mark.parametrize("algo,kw", ALGOS)
+def test_discrete_by_default_plain_has_no_guarantee(asia, algo, kw):
+    runs = {s: discover(asia, algo=algo, seed=3, options=opts, **kw)
+            for s, opts in (("discrete", {}), ("plain", {"sampler": "plain"}))}
+    for sampler, r in runs.items():
+        assert r.to_json()["params"]["sampler"] == sampler
+        assert r.privacy["used"]["epsilon"] <= kw["epsilon"] * (1 + 1e-12)
+        assert r.privacy["guarantee"] is (sampler == "discrete")
+    assert "Mironov" in runs["plain"].privacy["guarantee_note"]
+    assert len(runs["discrete"].extras["ledger"].releases) > 0
+    # discrete noise: every noisy value is a point of a power-of-two lattice (r ≥ 2^-30 here); plain: not
+    on_grid = {s: [(t.noisy * 2 ** 30).is_integer() for t in r.result.trace if math.isfinite(t.noisy)]
+               for s, r in runs.items()}
+    assert on_grid["discrete"] and all(on_grid["discrete"])
+    assert not all(on_grid["plain"])
+
+
+def test_paper_statistic_and_its_c1_have_no_guarantee(asia):
+    r = discover(asia, algo="svt-pc", epsilon=5.0, options={"statistic": "paper", "c1": 4.5}, seed=0)
+    assert r.privacy["guarantee"] is False and "usable" in r.privacy["guarantee_note"]
+    assert r.params["c1"] == 4.5 and r.params["statistic"] == "paper"
+    with pytest.raises(UserError, match="statistic 'paper'"):
+        discover(asia, algo="svt-pc", epsilon=5.0, options={"c1": 4.5})
+    sound = discover(asia, algo="svt-pc", epsilon=5.0, seed=0)
+    assert sound.params["statistic"] == "sound" and sound.privacy["guarantee"] is True
+    # the sound statistic's sensitivity: Φ(9/√n) − ½ on the one-sided p-value
+    assert sound.params["sensitivity"] == pytest.approx(stats.norm.cdf(9 / math.sqrt(asia.n)) - 0.5, rel=1e-12)
+
+
+def test_sampler_and_options_rejected_where_they_do_not_apply(asia):
+    with pytest.raises(UserError, match="sampler"):
+        discover(asia, algo="laplace-pc", epsilon=1.0, options={"sampler": "snapping"})
+    with pytest.raises(UserError, match="em-pc"):
+        discover(load_dataset("asia", n=2000, seed=0), algo="em-pc", options={"sampler": "plain"})
+    with pytest.raises(UserError, match="composition"):
+        discover(asia, algo="laplace-pc", epsilon=1.0, options={"composition": "pld"})
+
+
+def test_basic_composition_can_be_chosen_in_advance(asia):
+    r = discover(asia, algo="laplace-pc", epsilon=2.0, seed=0, options={"composition": "basic"})
+    assert r.privacy["rule"] == "basic" and r.privacy["delta"] == 0.0 and r.privacy["epsilon"] == 2.0
+    assert r.privacy["used"]["epsilon"] == pytest.approx(r.privacy["accounting"]["basic"]["epsilon"])
+
+
+# --------------------------------------------------------------------------------- the trace
+def test_trace_has_one_record_per_query_with_the_released_value(asia):
+    r = discover(asia, algo="priv-pc", epsilon=8.0, round_epsilon=1.0, seed=5)
+    tr = r.to_json(trace=True)["trace"]
+    assert len(tr) == len(r.result.trace) and tr
+    keys = {"x", "y", "S", "order", "phase", "stage", "released", "sensitivity", "noise", "noisy", "threshold",
+            "independent", "epsilon"}
+    assert all(keys <= set(t) for t in tr)
+    assert all(t["x"] in asia.variables and all(s in asia.variables for s in t["S"]) for t in tr)
+    charged = sum(t["epsilon"] for t in tr)
+    assert charged == pytest.approx(r.privacy["accounting"]["basic"]["epsilon"])
+    for t in tr:
+        assert t["noisy"] == pytest.approx(t["released"] + t["noise"], abs=1e-12)
+        assert t["stage"] in ("sieve", "examine")
+    json.dumps(tr)  # nulls, not NaN
+    assert "NaN" not in json.dumps(tr)
+    plain = discover(asia, algo="pc").to_json(trace=True)["trace"]
+    assert plain[0]["noise"] is None and plain[0]["epsilon"] is None
+
+
+def test_cli_trace_and_flags():
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+
+    base = ("discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc")
+    r = run(*base, "--json", "--trace", "--noise-seed", "3")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["params"]["sampler"] == "discrete" and out["params"]["noise_seed"] == 3
+    assert len(out["trace"]) == out["n_ci_tests"] and out["privacy"]["guarantee"] is True
+    r = run(*base, "--trace")
+    assert r.returncode == 2 and "--json" in r.stderr
+    r = run(*base, "--sampler", "snapping")
+    assert r.returncode == 2 and "--sampler" in r.stderr and "Traceback" not in r.stderr
+    r = run(*base)
+    assert r.returncode == 0 and "differentially private" in r.stdout and "[guarantee]" in r.stdout
+    assert "not a cryptographically secure" in r.stdout
+    help_text = " ".join(run("discover", "--help").stdout.split())
+    assert "--sampler {discrete,plain}" in help_text and "--statistic {sound,paper}" in help_text
