@@ -143,8 +143,11 @@ class Lattice:
         return cls(r, bound_steps * r, int(k))
 
     def index(self, values) -> np.ndarray:
-        """⌊clamp_B(v)/r⌋ as int64 (exact: r is a power of two)."""
-        v = np.clip(np.asarray(values, dtype=np.float64), -self.bound, self.bound)
+        """⌊clamp_B(v)/r⌋ as int64 (exact: r is a power of two). NaN is refused: it has no lattice point."""
+        v = np.asarray(values, dtype=np.float64)
+        if np.isnan(v).any():
+            raise ValueError("a NaN value cannot be released")
+        v = np.clip(v, -self.bound, self.bound)
         return np.floor(np.ldexp(v, -_exponent(self.resolution))).astype(np.int64)
 
     def value(self, index) -> np.ndarray:
