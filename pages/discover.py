@@ -10,7 +10,7 @@ from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
 from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
-                       run_discovery, run_discovery_on_upload, user_errors)
+                       run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 
 route_through_app()
@@ -222,8 +222,23 @@ if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
 with user_errors():
     with st.status(f"Running {algo}…", expanded=False) as status:
         try:
-            runner = run_discovery_on_upload if data_key[0] == "upload" else run_discovery
-            res = runner(run_key, ds, options=algo_opts or None, **params)
+            if algo == "fhe-pc":  # minutes on larger networks: say what the federation is doing meanwhile
+                from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+                from cgdcore.discover import discover as _discover
+
+                st.caption("Encrypted federated PC (CKKS): key generation and encryption take tens of seconds; the "
+                           "Encrypted page has every setting.")
+                owner = (get_script_run_ctx().session_id,) if data_key[0] == "upload" else ()
+
+                def _say(msg, _status=status):
+                    _status.update(label=f"fhe-pc: {msg}")
+
+                res = run_stored(("discover-fhe",) + owner + run_key, _discover, ds, options={"on_message": _say},
+                                 **params)
+            else:
+                runner = run_discovery_on_upload if data_key[0] == "upload" else run_discovery
+                res = runner(run_key, ds, options=algo_opts or None, **params)
         except Exception:
             status.update(label=f"{algo} could not run", state="error")
             raise
@@ -252,6 +267,11 @@ else:
 cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
 cols[-1].metric("Run time", f"{res.seconds:.2f} s")
 pv = res.privacy
+if pv and "statement" not in pv:  # encrypted without differential privacy: nothing to account
+    st.info("Encrypted federated PC without differential privacy: no one pools the rows, the key holder decrypts "
+            "one statistic per test, and the learned graph itself is not private. The Encrypted page adds the DP "
+            "variants.", icon=":material/lock:")
+    pv = None
 if pv:
     guarantee_metrics(pv)
     guarantee_message(pv)

@@ -101,6 +101,24 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     assert res.params["noise_seed"] is None and not any("reproducible demo" in w.value for w in at.warning)
 
 
+def test_every_discover_algorithm_runs_with_its_defaults_fhe_pc_included():
+    """fhe-pc used to crash the page after computing (it formatted an ε that an encrypted run without DP lacks)."""
+    from cgdcore.discover import ALGORITHMS, SCORE_ALGORITHMS
+
+    at = app(timeout=300)
+    at.run()
+    offered = at.sidebar.selectbox(key="algo").options
+    assert set(offered) == set(ALGORITHMS) - set(SCORE_ALGORITHMS)  # the rest: test_private_algorithms_run...
+    at = app(timeout=300)
+    at.query_params.update({"algo": "fhe-pc", "ds": "asia", "n": "3000"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    res = at.session_state["discovery"]
+    assert res.algorithm == "fhe-pc" and res.params["mode"] == "warm" and res.metrics["skeleton_f1"] > 0
+    assert any("without differential privacy" in i.value for i in at.info)
+    assert "Privacy ledger" not in [t.label for t in at.tabs]
+
+
 def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     at = app(timeout=120)
     at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000", "nseed": "3"})
