@@ -103,7 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="two-sided p (default for pc) or the one-sided p of the Priv-PC reference code "
                         "(default for the private algorithms, whose thresholds are set on that scale)")
     q.add_argument("--bins", type=_positive_int("--bins"), default=None,
-                   help="quantile bins for numeric columns when a discrete CI test is used")
+                   help="bins for numeric columns when a discrete CI test is used (quantile bins for pc; equal-width "
+                        "bins over the public ranges for private algorithms)")
+    q.add_argument("--ranges", default=None, metavar="COL=LO:HI,...",
+                   help="public ranges of numeric columns (known without looking at the data); private runs bin and "
+                        "clip to them and refuse a numeric column without one (bundled datasets declare theirs)")
     q.add_argument("--epsilon", type=_finite("--epsilon"), default=None,
                    help="total privacy budget: a hard cap the ledger enforces (private algorithms)")
     q.add_argument("--round-epsilon", type=_finite("--round-epsilon"), default=None,
@@ -177,8 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="G²'s log: the paper's Taylor series around 1, or 2·atanh((r−1)/(r+1)) (warm default)")
     g.add_argument("--warm-c", type=_finite("--warm-c"), default=None, help="warm-start guess factor c (0.7)")
     g.add_argument("--fhe-dp", choices=["once", "per-count"], default=None,
-                   help="DP variant: distributed Laplace on each owner's joint histogram once (ε total), or the "
-                        "paper's Laplace on every count (its composed cost reported)")
+                   help="DP variant: every owner adds exact discrete Laplace noise to its joint histogram once (ε in "
+                        "total), or the paper's noise on every count (uncapped: its bound at the most tests is reported)")
     g.add_argument("--key-holder", type=_positive_int("--key-holder"), default=None,
                    help="which owner holds the secret key (1)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
@@ -198,7 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of ε: the chance of guessing a whole record in one try")
     q.add_argument("--seed", type=_nonneg_int("--seed"), default=0, help="seed of the data and of the noise")
     q.add_argument("--bins", type=_positive_int("--bins"), default=10,
-                   help="equal-width bins for numeric columns (10)")
+                   help="equal-width bins over each numeric column's public range (10)")
+    q.add_argument("--ranges", default=None, metavar="COL=LO:HI,...",
+                   help="public ranges of numeric columns, known without looking at the data (bundled datasets "
+                        "declare theirs); values are clipped to them")
     q.add_argument("--log", action="store_true", help="bin numeric columns on a log scale")
     q.add_argument("--split", choices=["proportional", "uniform"], default="proportional",
                    help="k-RR C-wise / Geo C-wise ε split across columns")
@@ -328,14 +335,20 @@ def _info_dict(i) -> dict:
     return asdict(i)
 
 
-def _load(args):
+def _load(args, min_columns: int = 2):
     from .data import load_dataset
 
     if getattr(args, "data", None):
         from .data.tabular import load_csv
 
-        return load_csv(args.data)
-    return load_dataset(args.dataset, n=args.n, seed=args.seed)
+        ds = load_csv(args.data, min_columns=min_columns)
+    else:
+        ds = load_dataset(args.dataset, n=args.n, seed=args.seed)
+    if getattr(args, "ranges", None):
+        from .data.tabular import parse_ranges
+
+        ds = ds.with_ranges(parse_ranges(args.ranges, ds.variables))
+    return ds
 
 
 def cmd_sample(args) -> int:
@@ -438,14 +451,21 @@ def cmd_discover(args) -> int:
 
 
 def _fhe_summary(f: dict) -> str:
+    from .fhe.run import comparison
+
     sec = f["seconds"]
     mb = lambda b: b / 1e6  # noqa: E731
+    cmp = comparison(f)
+    tag = f" ({cmp['note']})" if "note" in cmp else ""
     lines = [f"federation: {f['owners']} owners (rows {f['owner_rows']}), mode {f['mode']}; CI decisions agree with "
-             f"plaintext on {100 * f['agreement']:.1f}%"
-             + ("" if f["shd_vs_plaintext"] is None else f", SHD vs the plaintext graph {f['shd_vs_plaintext']}")]
+             f"plaintext on {100 * cmp['agreement']:.1f}%"
+             + ("" if cmp["shd_vs_plaintext"] is None else f", SHD vs the plaintext graph {cmp['shd_vs_plaintext']}")
+             + tag]
+    agree = {lv["order"]: lv["agreement"] for lv in cmp["levels"]}
     for lv in f["levels"]:
         lines.append(f"  order {lv['order']}: {lv['tests']} tests in {lv['slots']} slots, agreement "
-                     f"{100 * lv['agreement']:.1f}%" + (f", max r0·x {lv['max_r0x']:.2f}" if "max_r0x" in lv else ""))
+                     f"{100 * agree[lv['order']]:.1f}%" + (f", max r0·x {lv['max_r0x']:.2f}" if "max_r0x" in lv
+                                                           else ""))
     lines.append(f"  time: keygen {sec['keygen']:.2f} s, count {sec['count']:.2f} s, encrypt {sec['encrypt']:.2f} s, "
                  f"server {sec['compute']:.2f} s, decrypt {sec['decrypt']:.2f} s")
     if f["ckks"]:
@@ -483,7 +503,7 @@ def cmd_privatize(args) -> int:
 
     if args.data and args.n is not None:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
-    ds = _load(args)
+    ds = _load(args, min_columns=1)
     priv, release = privatize(ds, args.mechanism, epsilon=args.epsilon, p_max=args.p_max, seed=args.seed,
                               split=args.split, bins=args.bins, log=args.log)
     _write_table(priv, args.out, args.codes)

@@ -142,9 +142,31 @@ class Discovery:
             "seconds": round(self.seconds, 6),
             **({"fhe": self.extras["fhe_summary"]} if "fhe_summary" in self.extras else {}),
         }
+        diag = self.diagnostics()
+        if diag:
+            out["diagnostics"] = diag
         if trace:
             out["trace"] = self.trace_json()
         return out
+
+    def diagnostics(self) -> dict[str, Any] | None:
+        """Teaching numbers beside a private result that are computed from the exact data — how many CI
+        decisions the noise flipped, the encrypted run's agreement with plaintext — labelled as not covered by
+        ε (None for a run without differential privacy)."""
+        from .privacy import DIAGNOSTICS_NOTE
+
+        pv = self.privacy or {}
+        fhe = self.extras.get("fhe_summary") or {}
+        if "diagnostics" in fhe:
+            return dict(fhe["diagnostics"])
+        if "statement" not in pv or pv.get("model") == "local":
+            return None
+        alpha = float(self.params.get("alpha", 0.05))
+        noisy = [t for t in self.result.trace if t.phase == "skeleton" and math.isfinite(t.noisy)]
+        flipped = sum(bool((t.p_value >= alpha) != t.independent) for t in noisy)
+        return {"note": DIAGNOSTICS_NOTE, "noisy_decisions": len(noisy), "decisions_flipped": flipped,
+                "what": "CI decisions whose noisy outcome differs from the exact test p ≥ α; the trace's "
+                        "'released' and 'noise' fields are diagnostics too"}
 
 
 def validate_alpha(alpha: Any) -> float:
@@ -176,8 +198,11 @@ def default_ci_test(dataset: Dataset) -> str:
     return "g2" if dataset.is_discrete else "fisherz"
 
 
-def prepare_data(dataset: Dataset, ci_test: str, bins: int | None) -> tuple[Dataset, list[str]]:
-    """Make the data fit the CI test: discretise numeric columns for discrete tests if asked."""
+def prepare_data(dataset: Dataset, ci_test: str, bins: int | None, private: bool = False
+                 ) -> tuple[Dataset, list[str]]:
+    """Make the data fit the CI test: discretise numeric columns for discrete tests if asked — into quantile
+    bins for a non-private run, into equal-width bins over the declared public ranges for a private one
+    (quantile edges computed from the rows would reveal them)."""
     from .data import tabular
 
     notes: list[str] = []
@@ -191,10 +216,16 @@ def prepare_data(dataset: Dataset, ci_test: str, bins: int | None) -> tuple[Data
         if not bins:
             raise UserError(
                 f"the {ci_test} test needs discrete data, but column(s) {', '.join(numeric[:5])} are numeric: "
-                "discretise them (CLI: --bins 3; app: 'quantile bins') or use the fisherz test."
+                "discretise them (CLI: --bins 3; app: 'bins for numeric columns') or use the fisherz test."
             )
-        dataset = tabular.discretise(dataset, bins=int(bins))
-        notes.append(f"numeric columns discretised into {int(bins)} quantile bins for the {ci_test} test")
+        if private:
+            dataset = tabular.discretise(dataset, bins=int(bins), method="public")
+            notes.append(f"numeric columns cut into {int(bins)} equal-width bins over their public ranges "
+                         f"({tabular.format_ranges({v: dataset.ranges[v] for v in numeric})}) for the {ci_test} "
+                         "test; values outside a range were clipped to it")
+        else:
+            dataset = tabular.discretise(dataset, bins=int(bins))
+            notes.append(f"numeric columns discretised into {int(bins)} quantile bins for the {ci_test} test")
     tabular.check_discrete_usable(dataset)
     return dataset, notes
 
@@ -217,6 +248,7 @@ def discover(
     seed: int | None = None,
     options: Mapping[str, Any] | None = None,
     ldp: Mapping[str, Any] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> Discovery:
     """Learn a CPDAG from ``dataset`` with algorithm ``algo`` and score it against the truth.
 
@@ -243,6 +275,10 @@ def discover(
     bins for numeric columns, 10), ``log``, ``split``, ``debias`` (None, "invert" or "ibu"),
     ``calibration`` ("bootstrap" or "neff") and ``n_boot`` (99). Every record is privatised
     first; discovery is then post-processing. ``debias`` runs PC with the channel-aware G-test.
+
+    ``ranges``: public ranges {column: (lo, hi)} of numeric columns, added to the dataset's declared ones;
+    every private use of a numeric column (local privatisation, central private binning, DP-NOTEARS's
+    centring and clipping) needs one.
     """
     from .citests import shared_ci_test, suffstats_for
     from .data.tabular import check_category_counts
@@ -252,6 +288,11 @@ def discover(
     if algo not in ALGORITHMS:
         raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
     check_category_counts(dataset)  # every algorithm: an identifier-like column is never usable
+    if ranges:
+        from .data.tabular import parse_ranges
+
+        dataset = dataset.with_ranges(parse_ranges(ranges, dataset.variables) if isinstance(ranges, str)
+                                      else ranges)
     if dataset.n < 5:  # before privatising or discretising, whose own complaints would hide this one
         raise _too_few_rows(dataset.n)
     release = None
@@ -294,7 +335,7 @@ def discover(
     order_notes: list[str] = []
     max_order = cap_max_order(max_order, dataset.d, order_notes)
     t0 = time.perf_counter()
-    data, notes = prepare_data(dataset, ci_test, bins)
+    data, notes = prepare_data(dataset, ci_test, bins, private=private)
     notes = order_notes + notes
     if data.n < 5:
         raise _too_few_rows(data.n)
@@ -439,8 +480,11 @@ def _discover_score(dataset: Dataset, algo: str, *, epsilon, delta, seed, option
     privacy = None
     extras: dict[str, Any] = {"W": result.extras["W"], "trace": result.extras["trace"]}
     if ledger is not None:
+        from .privacy import noise_info
+
         privacy = ledger.summary()
         privacy.update({k: v for k, v in info.items() if k != "sigmas"})
+        privacy["noise"] = noise_info(seed)
         extras["ledger"] = ledger
         extras["sigmas"] = info.get("sigmas")
     return Discovery(dataset=dataset, algorithm=algo, params=params, result=result, metrics=metrics,
@@ -467,7 +511,7 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
         raise UserError(f"fhe-pc evaluates the G² or χ² statistic under encryption; choose --ci-test g2 or chi2 "
                         f"(got {ci_test}).")
     alpha = validate_alpha(ALGO_DEFAULTS["fhe-pc"]["alpha"] if alpha is None else alpha)
-    data, notes = prepare_data(dataset, ci_test, bins)
+    data, notes = prepare_data(dataset, ci_test, bins, private=opts["dp"] is not None)
     if data.n < 5:
         raise _too_few_rows(data.n)
     max_order = cap_max_order(max_order, data.d, notes)
@@ -487,8 +531,11 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
     privacy: dict[str, Any] = {"model": "encrypted", "dp": opts["dp"], "epsilon": None, "delta": None,
                                "accounting": {}, "releases": 0, "sees": summary["sees"]}
     if ledger is not None:
+        from .privacy import noise_info
+
         privacy.update(ledger.summary())
         privacy["model"] = "encrypted"
+        privacy["noise"] = noise_info(seed)
     if report.get("overshoot", 0):
         notes.append(f"the warm start overshot (r0·x ≥ 2) in {report['overshoot']} slot(s): Newton–Raphson diverged "
                      "there; skewed splits make owners' guesses unrepresentative — use an iid split, a smaller "

@@ -81,7 +81,7 @@ class CIPolicy(Protocol):
     ``decide`` answers one query. The optional hooks ``begin_order(order, adjacency)``
     (called before each skeleton level with the current adjacency sets, a post-processing
     of earlier decisions) and the attribute ``exhausted`` (True once the policy can answer
-    no more queries, e.g. its privacy budget is spent) let budgeted policies steer the run;
+    no more queries, e.g. its privacy budget is used up) let budgeted policies steer the run;
     the engine then stops and keeps the remaining edges.
 
     A policy may instead decide a whole node at a time (EM-PC): ``decide_node(x, order,

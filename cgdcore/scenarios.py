@@ -3,7 +3,7 @@ real algorithms, and sums the outcome up in one sentence plus a few comparable p
 
 * ``epsilon-cost``: non-private PC, Priv-PC with ε as the whole budget (rounds of 0.1·ε, the
   ledger's hard cap), and Priv-PC with ε per round (uncapped, its sound total reported).
-* ``local-vs-central``: the same total ε spent centrally (Priv-PC capped at ε, CURATE) and
+* ``local-vs-central``: the same total ε used centrally (Priv-PC capped at ε, CURATE) and
   locally (every record randomised column-wise with k-RR at ε per record, then plain PC).
 * ``hospitals``: three owners with skewed shares of the rows run PC together under CKKS secure
   aggregation (exactly the pooled result); each alone, and the pooled data for comparison.
@@ -110,8 +110,10 @@ RULE_NAMES = {"basic": "basic", "advanced": "advanced", "gaussian": "Gaussian", 
 
 
 def _eps(v: float) -> str:
-    """ε for a sentence: 3 significant digits below 100, whole numbers with separators above."""
-    return f"{v:.3g}" if v < 100 else f"{v:,.0f}"
+    """ε for a sentence (cgdcore.privacy.ledger.readable)."""
+    from cgdcore.privacy.ledger import readable
+
+    return readable(v)
 
 
 def _f1(d) -> float:
@@ -149,14 +151,14 @@ def _epsilon_cost(s, progress) -> Outcome:
         what = f"it kept {kept} of the {total} true connections and {false} false ones"
     verdict = (" — no better than linking every pair" if _f1(capped) <= trivial + 0.02 else "")
     headline = (f"With ε = {eps:g} as the whole budget, Priv-PC reaches skeleton F1 {_f1(capped):.2f}{verdict} "
-                f"({trivial:.2f}; PC without privacy: {_f1(base):.2f}): {what}. Spending ε = {eps:g} on every "
+                f"(linking every pair: {trivial:.2f}; PC without privacy: {_f1(base):.2f}): {what}. Spending ε = {eps:g} on every "
                 f"round with no cap instead gives F1 {_f1(per_round):.2f}, but all that run can promise is "
                 f"ε = {_eps(tot)} — the most rounds any run on data of this size could make (this one happened to "
                 f"use {_eps(used)}, a number that depends on the data and guarantees nothing).")
     return Outcome("epsilon-cost", headline, [
         Panel("No privacy (PC)", base, None, "Kendall test, α = 0.1 as Priv-PC"),
         Panel(f"Priv-PC, ε = {eps:g} in total", capped, float(capped.privacy["epsilon"]),
-              f"rounds of ε = {0.1 * eps:g} until the budget is spent"),
+              f"rounds of ε = {0.1 * eps:g} until the budget is used up"),
         Panel(f"Priv-PC, ε = {eps:g} per round", per_round, tot,
               f"{per_round.privacy['releases']} releases; guarantee by {RULE_NAMES.get(per_round.privacy['rule'], '')} "
               "composition at the most rounds possible"),
@@ -241,7 +243,7 @@ def _hospitals(s, progress) -> Outcome:
                    {"fhe": fhe})
 
 
-CURVE_NAMES = {"pc[ci_test=kendall]": "PC (no privacy)", "priv-pc": "Priv-PC", "curate": "CURATE",
+CURVE_NAMES = {"pc[ci_test=kendall]": "PC", "priv-pc": "Priv-PC", "curate": "CURATE",
                "pc+krr-cwise": "local k-RR + PC"}
 
 

@@ -97,15 +97,22 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
                   annotation_text=f"α = {alpha:g}", annotation_position="top left")
     lo = min(min(r["noisy"] for r in rows), 0.0)
     hi = max(max(r["noisy"] for r in rows), 1.0)
-    span = hi - lo
-    fig.update_yaxes(range=[max(lo, -1.5) - 0.02 * span, min(hi, 2.5) + 0.02 * span])
+    top, bottom = min(hi, 2.5), max(lo, -1.5)
+    span = top - bottom
+    fig.update_yaxes(range=[bottom - 0.02 * span, top + 0.02 * span])
+    outside = sum(1 for r in rows if not bottom <= r["noisy"] <= top)
+    if outside:  # say what the axis range leaves out instead of clipping silently
+        fig.add_annotation(text=f"{outside} noisy value{'s' if outside > 1 else ''} beyond the axis "
+                                f"(noise reaches {lo:.3g} to {hi:.3g})", xref="paper", yref="paper", x=1, y=1.06,
+                           showarrow=False, xanchor="right", font=dict(size=13, color=DARK_GREY))
     fig.update_xaxes(tickformat="d")
     return _layout(fig, height=420, xaxis_title="test number (in the order PC asked)",
-                   yaxis_title="p-value scale")
+                   yaxis_title="p-value + noise (noise can leave [0, 1])")
 
 
 #: how each status of a total is drawn: colour and hatch (cgdcore.privacy.ledger.STATUS)
-STATUS_STYLE = {"guarantee": (VERMILION, ""), "realised": (GREY, "/"), "as in paper": (DARK_GREY, "x")}
+STATUS_STYLE = {"guarantee": (VERMILION, ""), "no guarantee": (GREY, "."), "realised": (GREY, "/"),
+                "as in paper": (DARK_GREY, "x")}
 
 
 def ledger_totals_figure(accounting: dict, with_title: bool = True):
@@ -113,15 +120,17 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
     its status from the ledger's one vocabulary ("guarantee", "realised", "as in paper")."""
     import plotly.graph_objects as go
 
+    from cgdcore.privacy.ledger import readable
+
     names = list(accounting)
     eps = [accounting[k]["epsilon"] for k in names]
     status = [accounting[k].get("status", "guarantee" if accounting[k]["valid"] else "realised") for k in names]
     void = not any(accounting[k]["valid"] for k in names)
-    colours = [STATUS_STYLE[s][0] if not (void and s == "guarantee") else GREY for s in status]
-    pattern = [STATUS_STYLE[s][1] if not (void and s == "guarantee") else "." for s in status]
-    hover = [f"{k}: ε = {accounting[k]['epsilon']:.4g}, δ = {accounting[k]['delta']:.3g}<br>{accounting[k]['note']}"
-             for k in names]
-    text = [f"{e:.3g} ({'no guarantee' if void else s})" for e, s in zip(eps, status)]
+    colours = [STATUS_STYLE[s][0] for s in status]
+    pattern = [STATUS_STYLE[s][1] for s in status]
+    hover = [f"{k}: ε = {readable(accounting[k]['epsilon'])}, δ = {readable(accounting[k]['delta'])}<br>"
+             f"{accounting[k]['note']}" for k in names]
+    text = [f"{readable(e)} ({s})" for e, s in zip(eps, status)]
     # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
                            hovertext=hover, hoverinfo="text", text=text, textposition="outside", cliponaxis=False,
@@ -149,7 +158,7 @@ def releases_per_order_figure(per_order: list[dict]):
                            hovertemplate="order %{x}: %{customdata} releases, Σε = %{y:.4g}<extra></extra>"))
     fig.update_xaxes(type="category")
     return _layout(fig, xaxis_title="PC order", yaxis_title="Σ ε of its releases (basic)",
-                   title="Privacy spent per PC order")
+                   title="ε charged per PC order")
 
 
 def curate_plan_figure(plans: list[dict], spent: dict[int, float]):

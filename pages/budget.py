@@ -76,7 +76,7 @@ with user_errors():
 from cgdcore import viz_privacy as vp  # noqa: E402
 
 tab_cur, tab_bounds, tab_priv, tab_acc = st.tabs(
-    ["CURATE: planned vs spent", "Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise",
+    ["CURATE: planned vs used", "Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise",
      "As in paper vs sound"])
 
 with tab_cur:
@@ -87,7 +87,7 @@ with tab_cur:
     st.plotly_chart(vp.curate_plan_figure(plans, used), key="plan", width="stretch")
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
-    c2.metric("Used by the filter", f"{cur.privacy['used']['epsilon']:.4g}",
+    c2.metric("ε used", f"{cur.privacy['used']['epsilon']:.4g}",
               help=f"the {cur.privacy['rule']} rule at the releases made; the guarantee is the budget")
     c3.metric("Orders run", len(cur.result.tests_per_order))
     c4.metric("Skeleton F1", f"{cur.metrics['skeleton_f1']:.3f}")
@@ -122,8 +122,11 @@ with tab_bounds:
                "dashed exact probabilities, at true p-values 2β·T away from the threshold, show what the noise "
                "really does.")
     st.plotly_chart(vp.objective_figure(0.05, beta, beta, sens_val), key="objective", width="stretch")
-    st.caption("With c = 1 an order planned at ε = 0 makes the Type-II product 0, so the optimiser gains by "
-               "concentrating budget on early orders — the degenerate allocation the floor guards against.")
+    st.caption("The two curves give every order the same ε per test, or give it to order 0 alone (the later "
+               "orders get nothing), as a function of that ε — not at equal total budgets. With c₁ = c₂ = 1 every q "
+               "is at least ½, and an order at ε = 0 has q⁽¹⁾ = q⁽²⁾ = 1, which sets the Type-II term to 1: so "
+               "'order 0 only' never falls below 1.5, while equal ε approaches 1. The objective therefore never "
+               "rewards starving an order that will run.")
 
 with tab_priv:
     st.plotly_chart(vp.privpc_scales_figure(n), key="scales", width="stretch")
@@ -147,12 +150,10 @@ with tab_acc:
         "rounds this run happened to make, which is the number the paper reports. The papers' own formulas "
         "(CURATE's t·ε² + ε·√(2t ln(1/δ′)), which also understates Dwork & Roth's t·ε(e^ε − 1); Priv-PC's "
         "advanced composition over its K rounds) are shown for comparison. " + status_legend())
-    left, right = st.columns(2)
-    for col, res, title in ((left, cur, "CURATE"), (right, priv, "Priv-PC")):
-        with col:
-            st.subheader(title)
-            guarantee_metrics(res.privacy, st.columns(2) + st.columns(2))
-            accounting_table(res.privacy["accounting"], f"acc_{title}")
+    for res, title in ((cur, "CURATE"), (priv, "Priv-PC")):
+        st.subheader(title)
+        guarantee_metrics(res.privacy)
+        accounting_table(res.privacy["accounting"], f"acc_{title}")
     st.plotly_chart(vp.composition_figure(round_eps / 2, 1e-3), key="composition", width="stretch")
     st.caption(f"Priv-PC's releases are ε₀ = {round_eps / 2:g} each (a sieve or an examine half of a round). "
                "Dwork & Roth's advanced composition needs the number of releases fixed in advance; the ledger's "

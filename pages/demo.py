@@ -1,6 +1,8 @@
 """Demo: one-click scenarios for stakeholders, summed up for a projector; the link reproduces the view."""
 import streamlit as st
 
+from cgdcore.privacy.ledger import readable
+
 from ui.common import checked_url_settings, explain, route_through_app, run_cached, user_errors
 
 route_through_app()
@@ -67,9 +69,11 @@ else:
     explain("What am I looking at?", """
 Each scenario sets every parameter, runs the real algorithms (nothing is precomputed or faked), and sums the outcome
 up in one sentence and a few numbers. **Skeleton F1** is the share of the true network's connections found, balanced
-against false ones (1 = perfect). **ε** is the privacy loss the run really spent, under sound accounting (the
-ledger on the Discover page shows every release). Change a setting below to ask a variation; the Discover, Local
-privacy, Encrypted and Trade-off pages go deeper.
+against false ones (1 = perfect). **ε** is what the run guarantees: its budget, fixed before it started (a run
+without a budget can only promise the composition of the most releases it could possibly make). The ledger on the
+Discover page shows every release. Every run here uses a fixed noise seed so the demo reproduces exactly: it is a
+demonstration, not a private release. Change a setting below to ask a variation; the Discover, Local privacy,
+Encrypted and Trade-off pages go deeper.
 """, latex=[r"F_1 = \frac{2PR}{P+R},\quad P = \frac{\text{true adjacencies found}}{\text{adjacencies found}},\quad "
            r"R = \frac{\text{true adjacencies found}}{\text{true adjacencies}};\qquad F_1^{\text{every pair}} = "
            r"\frac{2T}{T + d(d-1)/2}"])
@@ -124,7 +128,7 @@ if outcome.panels:
             if private:
                 a, b = st.columns(2)
                 a.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
-                b.metric("guaranteed ε", "—" if p.epsilon is None else f"{p.epsilon:.3g}",
+                b.metric("guaranteed ε", "—" if p.epsilon is None else readable(p.epsilon),
                          help="the ε the run can promise, fixed before it started; — = no differential privacy")
             else:
                 st.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
@@ -169,9 +173,10 @@ else:
     st.plotly_chart(fig, width="stretch", key="dfig")
     st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy (Kendall's "
                "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records). Every "
-               "private method spends at most the ε on the x-axis in total: Priv-PC runs rounds of 0.1·ε and stops "
-               "when the budget is spent, which is why it stays low here while 'ε = 1 per round' in the first "
-               "scenario reaches PC's F1 — by spending ε ≈ 100 in total. The Trade-off page runs bigger sweeps.")
+               "private method guarantees the ε on the x-axis: Priv-PC runs rounds of 0.1·ε and stops when the "
+               "budget is used up, which is why it stays low here while 'ε = 1 per round' in the first scenario "
+               "reaches PC's F1 — with no budget at all, so that it can promise only an enormous ε. The Trade-off "
+               "page runs bigger sweeps.")
 
 if not present:
     st.caption("Every number above comes from runs made now, on this machine, with the settings shown.")

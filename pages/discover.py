@@ -174,8 +174,14 @@ with checked_url_settings(), st.sidebar:
                          key=f"sided_{'priv' if private else 'pc'}", horizontal=True,
                          help="two-sided, or one-sided as in the Priv-PC reference code (halves every p; the "
                               "private algorithms' thresholds are set on that scale).", **URL)
-        bins = int(st.number_input("Quantile bins for numeric columns", min_value=2, max_value=10, value=3,
-                                   key="bins", help="Used only when a discrete test meets numeric data.", **URL))
+        bins = int(st.number_input("Bins for numeric columns", min_value=2, max_value=10, value=3,
+                                   key="bins", help="Used only when a discrete test meets numeric data: quantile bins "
+                                                    "for PC, equal-width bins over the public ranges for a private "
+                                                    "algorithm.", **URL))
+        ranges_text = st.text_input("Public ranges of numeric columns", key="ranges", placeholder="age=17:90,hours=1:99",
+                                    help="column=low:high, known without looking at the data. Private algorithms bin "
+                                         "and clip numeric columns to them (bins computed from the data would reveal "
+                                         "it); bundled datasets declare their own, which these extend.", **URL)
     auto = st.toggle("Run automatically when settings change", value=True, key="auto", **URL)
     run_clicked = st.button("Run discovery", type="primary", key="run", icon=":material/play_arrow:",
                             width="stretch")
@@ -198,7 +204,7 @@ with user_errors():
 
 params = dict(ci_test=ci_test, alpha=float(alpha), variant=variant, orientation=orientation, max_order=max_order,
               kendall_sided=sided, bins=bins if (ci_test in DISCRETE_TESTS and not ds.is_discrete) else None,
-              algo=algo)
+              algo=algo, ranges=ranges_text.strip() or None)
 if private:
     params.update(epsilon=total_eps, round_epsilon=round_eps, delta=float(delta), seed=noise_seed)
 # a fresh-noise run is kept per draw: the same release is shown again, "Draw new noise" asks for another one
@@ -212,7 +218,8 @@ c4.metric("Kind", ds.kind)
 for note in ds.notes:
     st.caption(f":material/info: {note}")
 if ci_test in DISCRETE_TESTS and not ds.is_discrete:
-    st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} quantile bins.",
+    how = ("equal-width bins over their public ranges" if private else "quantile bins")
+    st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} {how}.",
             icon=":material/info:")
 
 if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
@@ -274,7 +281,7 @@ if pv and "statement" not in pv:  # encrypted without differential privacy: noth
     pv = None
 if pv:
     guarantee_metrics(pv)
-    guarantee_message(pv)
+    guarantee_message(pv, res.dataset.n)
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
     from cgdcore.viz_privacy import noise_rows as _noise_rows
@@ -313,10 +320,12 @@ if pv:
     from cgdcore import viz_privacy as vp
 
     with tab_ledger:
-        st.caption("Every release the run made is in the ledger. Its guarantee was fixed before it started: the "
-                   f"budget (or, uncapped, the most releases any run could make), enforced by the {pv['rule']} "
-                   "composition filter. The other totals compose the releases this run happened to make, or follow "
-                   "the papers' formulas; neither is a guarantee. " + status_legend())
+        how = (f"its budget, enforced by the {pv['rule']}-composition filter" if pv["budget"] is not None else
+               f"without a budget, the {pv['rule']} composition of the most releases any run on data of this shape "
+               "could make")
+        st.caption(f"Every release the run made is in the ledger. Its guarantee was fixed before it started: {how}. "
+                   "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
+                   "none of them is a guarantee. " + status_legend())
         accounting_table(pv["accounting"], "ledger")
         st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
         if pv.get("plan"):
@@ -328,12 +337,21 @@ if pv:
                           for p in pv["plan"]], hide_index=True,
                          column_config={c: st.column_config.NumberColumn(format="%.4g")
                                         for c in ("budget for the order", "ε per test")})
-        extra = {k: v for k, v in pv.items() if k in ("subsample_rows", "subsample_ratio", "sieve_epsilon",
-                                                       "threshold_noise_scale", "sieve_noise_scale",
-                                                       "examine_noise_scale", "epsilon_floor")}
+        labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
+                  "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
+                  "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ (p-value units)",
+                  "sieve_noise_scale": "sieve query noise scale 4Δₘ/ε′", "examine_noise_scale": "examine noise scale 2Δ/ε",
+                  "epsilon_floor": "CURATE's floor: smallest ε per test worth running"}
+        extra = {labels[k]: v for k, v in pv.items() if k in labels}
         if extra:
             st.caption("Mechanism parameters of this run")
-            st.dataframe({"parameter": list(extra), "value": [float(v) for v in extra.values()]}, hide_index=True)
+            st.dataframe({"parameter": list(extra), "value": [float(v) for v in extra.values()]}, hide_index=True,
+                         column_config={"parameter": st.column_config.TextColumn(width="large"),
+                                        "value": st.column_config.NumberColumn(format="%.4g")})
+        if algo in ("svt-pc", "priv-pc"):
+            st.caption("A sparse-vector instance is charged when it opens — at the first test after the previous "
+                       "hit — because every 'below' answer it gives is part of what it releases; the test that ends "
+                       "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
         led = res.extras.get("ledger")
         if led is not None:
             import pandas as pd

@@ -134,8 +134,10 @@ def noise_near_threshold():
     c1.metric("Laplace scale Δ/ε", f"{scale:.2e}")
     st.latex(r"\tilde p = p + \mathrm{Lap}(\Delta/\epsilon),\qquad P(\text{flip}) = \tfrac12\, e^{-|p-\alpha|\,\epsilon/\Delta}")
     st.caption("Only tests whose p-value lies within a few Δ/ε of the threshold can flip; with n = 100,000 rows "
-               "Kendall's τ has a tiny sensitivity, so even ε = 1 per test flips few decisions. The Discover page's "
-               "'Noise vs threshold' view shows every test of a real private run with its flips circled.")
+               "Kendall's τ has a small sensitivity, so ε = 1 *per test* flips few decisions. But a run makes "
+               "hundreds of tests: a *total* ε = 1 split over them leaves ε ≈ 0.003 per test, and then most "
+               "decisions near the threshold are coin flips. The Discover page's 'Noise vs threshold' view shows "
+               "every test of a real private run with its flips circled.")
 
 
 def budget_per_order():
@@ -164,7 +166,7 @@ def budget_per_order():
                     marker={"color": color, "pattern": {"shape": pattern}},
                     hovertemplate=f"{name}<br>%{{x}}: ε per test %{{y:.4f}}<extra></extra>")
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1),
+                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick="D1"),
                       legend=dict(orientation="h", y=-0.2))
     c2.plotly_chart(fig, width="stretch", key="lallocfig")
     c1.markdown("**Skeleton F1** against the true graph")
@@ -246,7 +248,7 @@ def who_sees_what():
          ["Data owner: own true record", "Analyst: only noisy records", "Anyone: only noisy records"],
          "No trust in anyone; costs the most accuracy. Discovery afterwards is post-processing: no further ε."),
         ("Central DP", "A trusted curator holds all records and releases noisy test results (Priv-PC, CURATE).",
-         ["Curator: every true record", "Analyst: the graph and noisy decisions", "Ledger: every ε spent"],
+         ["Curator: every true record", "Analyst: the graph and noisy decisions", "Ledger: every ε charged"],
          "Trust the curator; the released graph is ε-DP. Much more accurate than local at the same ε."),
         ("Encrypted", "Owners encrypt their counts; a server computes the statistics without the key; the key "
          "holder decrypts only the results.",
@@ -278,9 +280,12 @@ def as_in_paper_vs_sound():
                     "in advance, with a filter that stops the run before it is exceeded, is what makes a small "
                     "number true.")
         accounting_table(pv["accounting"], "lacc", with_figure=False)
+    k_max = sum(k for _, k in run.extras["ledger"].worst_case or ())
+    c1.metric("most releases possible", f"{k_max:,}", help="two per round (the sieve's ε/2 and the examine's ε/2), "
+              "one round per CI test any run could ask")
     st.latex(r"\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ \text{at the realised } K"
-             r"\qquad\text{sound: } \min\Big(K_{\max}\epsilon,\ \sqrt{2K_{\max}\ln(1/\delta)}\,\epsilon + "
-             r"\tfrac12 K_{\max}\epsilon^2\Big)")
+             r"\qquad\text{sound: } \min\Big(k\tfrac{\epsilon}{2},\ \sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + "
+             r"\tfrac12 k\big(\tfrac{\epsilon}{2}\big)^2\Big),\ k = " + f"{k_max:,}".replace(",", "{,}") + r"\ \text{releases}")
     st.caption("One real Priv-PC run on Sachs (n = 100,000). " + status_legend())
 
 

@@ -4,7 +4,7 @@ import streamlit as st
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
-from ui.privacy import accounting_table, guarantee_message, status_legend
+from ui.privacy import accounting_table, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 
 route_through_app()
@@ -78,13 +78,13 @@ with checked_url_settings(), st.sidebar:
                                   **URL))
     options = {"lambda1": lambda1, "w_threshold": w_thr}
     params = {"algo": algo}
+    draw = 0
     if algo != "notears":
         params["epsilon"] = float(st.number_input("Total budget ε", min_value=0.001, max_value=1e6, value=1.0,
                                                   step=0.5, format="%g", key="seps", **URL))
         params["delta"] = st.select_slider("δ", options=[1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3], value=1e-5,
                                            key="sdelta", **URL)
-        params["seed"] = int(st.number_input("Noise seed", min_value=0, max_value=2**31 - 1, value=0, key="snseed",
-                                             **URL))
+        params["seed"], draw = noise_seed_input("snseed", default_fixed="snseed" in st.query_params)
         options["clip"] = float(st.number_input("Per-sample clip s", min_value=0.01, max_value=1e4, value=2.0,
                                                 step=0.5, format="%g", key="sclip", **URL))
         if algo == "noleaks":
@@ -99,7 +99,7 @@ with checked_url_settings(), st.sidebar:
 with user_errors():
     with st.spinner("Preparing data…"):
         ds = load_dataset(spec, n if info.n_rows is None else (n if n < info.n_rows else None), seed)
-    key = ("score", spec, n, seed, tuple(sorted(params.items())), tuple(sorted(options.items())))
+    key = ("score", spec, n, seed, tuple(sorted(params.items())), tuple(sorted(options.items())), draw)
     with st.status(f"Running {algo}…", expanded=False) as status:
         res = run_discovery(key, ds, options=options, **params)
         status.update(label=f"{algo} finished in {res.seconds:.2f} s", state="complete")
@@ -151,7 +151,7 @@ if pv:
     from cgdcore import viz_privacy as vp
 
     with tabs[3]:
-        guarantee_message(pv)
+        guarantee_message(pv, res.dataset.n)
         accounting_table(pv["accounting"], "sledger")
         st.caption("Every gradient release is a Gaussian mechanism, so the budget filter composes them exactly in "
                    "Gaussian DP; basic composition of each release's (ε_k, δ_k) is what Lemma 2 plans with. "

@@ -97,7 +97,7 @@ with checked_url_settings(), st.sidebar:
                             **URL))
     algos = st.multiselect("Algorithms", ALGOS, key="toalg", help=(
         "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; priv-pc[subsample_ratio=1]: "
-        "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation with distributed Laplace (DP once); "
+        "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
         "pc+MECH: PC on locally privatised data."), **URL)
     eps_text = st.text_input("ε grid", key="toeps", help="Comma-separated values (0.1,1,10) or "
                              "logspace:START:STOP:COUNT in log10 units (logspace:-2:1.5:21 is Priv-PC's grid).", **URL)
@@ -105,7 +105,7 @@ with checked_url_settings(), st.sidebar:
     seed = int(st.number_input("Root seed", min_value=0, max_value=2**31 - 1, key="toseed", **URL))
     budget = st.radio("ε means", ["native", "total"], key="tobud", horizontal=True, help=(
         "native: per-round ε for SVT-PC/Priv-PC/EM-PC (uncapped; the papers' figures), total ε for the rest. "
-        "total: a hard cap for every algorithm; the sparse-vector family runs rounds of 0.1·ε until it is spent."),
+        "total: a hard cap for every algorithm; the sparse-vector family runs rounds of 0.1·ε until it is used up."),
         **URL)
     variant = st.radio("PC skeleton", ["original", "stable"], key="tovar", horizontal=True,
                        help="original: edges removed at once (the reference codes); stable: removals per order.",

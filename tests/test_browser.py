@@ -100,7 +100,7 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=120_000)
     metrics = page.locator("[data-testid='stMetric']")
     eps = metrics.filter(has_text="Guaranteed ε").first.locator("[data-testid='stMetricValue']").inner_text()
-    assert float(eps) > 0
+    assert float(eps.replace(",", "")) > 0
     page.get_by_role("tab", name="Privacy ledger").click()
     expect(page.get_by_text("The guarantee (solid)").first).to_be_attached(timeout=30_000)
     expect(page.get_by_text("as in reference code").first).to_be_attached()

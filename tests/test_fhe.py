@@ -6,9 +6,9 @@ from cgdcore import UserError
 from cgdcore.privacy.ledger import Ledger
 from cgdcore.data import load_dataset
 from cgdcore.fhe import circuits, ckks
-from cgdcore.fhe.parties import distributed_laplace_share, split_rows
+from cgdcore.fhe.parties import split_rows
 from cgdcore.fhe.protocol import Settings, exact_cells
-from cgdcore.fhe.run import fhe_pc
+from cgdcore.fhe.run import federate, fhe_pc, what_each_party_sees
 
 
 @pytest.fixture(scope="module")
@@ -142,33 +142,60 @@ def test_zero_sum_masks_hide_cells_and_keep_each_tests_sum():
     assert np.std(masks) == pytest.approx(want, rel=0.03)
 
 
-def test_dp_once_records_one_release_per_owner(asia10k):
+def test_dp_once_is_one_release_of_epsilon_with_a_full_draw_per_owner(asia10k):
+    """Issue 17: the key holder knows its own share, so each owner's own noise must be a full draw (the old
+    k-divisible shares left the others' rows behind k − 1 shares: ≥ 2.56ε at k = 3, unbounded at k = 2)."""
     r, rep, ledger = fhe_pc(asia10k, owners=4, dp="once", epsilon=1.0, max_order=1, seed=3)
-    assert len(ledger.releases) == 4
-    assert sorted(rel.partition for rel in ledger.releases) == [f"owner {i}" for i in range(1, 5)]
+    assert len(ledger.releases) == 1 and ledger.releases[0].partition == ""
     s = ledger.summary()
-    assert s["epsilon"] == pytest.approx(1.0) and s["used"]["epsilon"] == pytest.approx(1.0)
-    assert s["accounting"]["basic"]["epsilon"] == pytest.approx(4.0)
-    assert s["accounting"]["parallel"]["epsilon"] == pytest.approx(1.0)
-    assert s["guarantee"] is False and "floating-point" in s["guarantee_note"]
+    assert s["epsilon"] == 1.0 and s["used"]["epsilon"] == pytest.approx(1.0) and s["guarantee"] is True
+    assert "even knowing its own noise" in what_each_party_sees("aggregate", "once")["key holder"]
 
 
-def test_per_count_dp_composes_over_every_count(asia10k):
+def test_dp_once_noise_per_cell_is_k_discrete_laplace_draws(asia10k):
+    """The decrypted aggregate minus the true joint: integers (up to CKKS's tiny error), variance k·2e^-a/(1-e^-a)²
+    for k owners at a = ε/2 (each owner's own full draw)."""
+    from cgdcore.fhe.protocol import Federation, Settings
+
+    parties = federate(asia10k, owners=3, split="iid", seed=0)
+    true = sum(o.full_joint() for o in parties).ravel()
+    kept = true > 20  # cells the clamp at 0 cannot touch
+    d = []
+    for seed in range(6):
+        fed = Federation(parties, asia10k.n, tuple(asia10k.arities), Settings(mode="aggregate").resolved(),
+                         dp="once", epsilon=2.0, ledger=Ledger(budget=2.0, delta=1e-6),
+                         rng=np.random.default_rng(seed))
+        fed.prepare_dp_once()
+        d.append((fed._agg_total.joint.ravel() - true)[kept])
+    d = np.concatenate(d)
+    assert np.abs(d - np.round(d)).max() < 1e-3 and len(d) > 100
+    a = 1.0  # ε/2
+    one = 2 * np.exp(-a) / (1 - np.exp(-a)) ** 2
+    assert d.var() == pytest.approx(3 * one, rel=0.25)  # three full draws, not one split three ways
+
+
+def test_per_count_dp_noises_each_distinct_count_once(asia10k):
+    """Issue 17: the marginals were broadcast to every cell and each copy noised anew, a true cost of
+    ε(1 + |X|)(1 + |Y|) per test; now every distinct count is noised once: four releases of ε per test."""
     r, rep, ledger = fhe_pc(asia10k, owners=2, dp="per-count", epsilon=0.5, max_order=1, seed=1)
     tests = sum(lv["tests"] for lv in rep["levels"])
     assert len(ledger.releases) == 2 * 4 * tests
+    assert ledger.summary()["guarantee"] is True
     # uncapped: the bound is stated at the most counts any run could send, above what this run used
     assert ledger.summary()["epsilon"] >= ledger.used()[0]
     assert ledger.totals()["parallel"]["epsilon"] <= 0.5 * 4 * tests + 1e-9
+    from cgdcore.fhe.protocol import count_vectors, make_layout
 
+    lay = make_layout([(0, 1, (2,))], asia10k.arities)
+    calls = []
 
-def test_distributed_laplace_shares_sum_to_laplace():
-    from scipy import stats
+    def noise(size):
+        calls.append(size)
+        return np.zeros(size, dtype=np.int64)
 
-    rng = np.random.default_rng(7)
-    total = sum(distributed_laplace_share(40_000, 5, 2.0, rng) for _ in range(5))
-    assert stats.kstest(total, stats.laplace(scale=2.0).cdf).pvalue > 0.01
-    assert stats.kstest(distributed_laplace_share(40_000, 5, 2.0, rng), stats.laplace(scale=2.0).cdf).pvalue < 1e-6
+    count_vectors(federate(asia10k, owners=2, split="iid", seed=0)[0], lay, noise=noise)
+    kx, ky, kz = (asia10k.arities[i] for i in (0, 1, 2))
+    assert calls == [kz * kx * ky, kz * kx, kz * ky, kz]  # each distinct count drawn once
 
 
 def test_parallel_budget_cap():

@@ -280,13 +280,14 @@ def test_privatize_reports_vulnerability_and_true_epsilon_and_keeps_truth():
     assert geo_rel.epsilon > 3 * krr_rel.epsilon  # equal guessing probability, far larger ε-LDP
 
 
-def test_uniform_bins_are_equal_width():
+def test_public_bins_are_equal_width_over_the_declared_range():
     from cgdcore.data import tabular
 
-    x = np.r_[0.0, 1.0, 2.5, 9.99, 10.0][:, None]
-    ds = Dataset("u", ("x",), x, (None,))
-    out = tabular.discretise(ds, bins=4, method="uniform")
-    assert out.data[:, 0].tolist() == [0, 0, 1, 3, 3] and len(out.states[0]) == 4
+    x = np.r_[-5.0, 0.0, 1.0, 2.5, 9.99, 10.0, 50.0][:, None]
+    ds = Dataset("u", ("x",), x, (None,), ranges={"x": (0.0, 10.0)})
+    out = tabular.discretise(ds, bins=4, method="public")
+    assert out.data[:, 0].tolist() == [0, 0, 0, 1, 3, 3, 3] and len(out.states[0]) == 4  # clipped at both ends
+    assert out.states[0][0] == "b1 [0, 2.5)" and out.states[0][-1] == "b4 [7.5, 10]"
 
 
 # ----------------------------------------------------------------------------- de-biased CI tests
@@ -401,7 +402,8 @@ def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering(
     from cgdcore.local.compare import utility_curve
 
     ds = load_dataset("sachs-cont", None, 0)
-    rows = utility_curve(ds, levels=(0.05, 0.5), seeds=range(2), alpha=0.001, log=True, calibration="neff")
+    rows = utility_curve(ds, levels=(0.05, 0.5), seeds=range(2), alpha=0.001, log=True, calibration="neff",
+                         max_order=3)  # the Local page's default: de-biased tables grow as bins^(|S|+2)
     assert {r["pipeline"] for r in rows} == {"no noise", "naive", "de-biased"}
     assert {r["mechanism"] for r in rows} == {"no noise", "krr-cwise", "krr-comb", "geo-cwise", "geo-comb"}
     assert not any(r["mechanism"] == "geo-comb" and r["pipeline"] == "de-biased" for r in rows)

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import streamlit as st
 
-from cgdcore.privacy.ledger import STATUS
+from cgdcore.privacy.ledger import STATUS, readable
 
 URL = {"bind": "query-params"}
 
+#: Above this ε a guarantee is a formality: e^ε lets an attacker's odds about one person grow e^10 ≈ 22,000-fold.
+WEAK_EPSILON = 10.0
+
 
 def fmt_eps(v) -> str:
-    return "—" if v is None else f"{v:.4g}" if v < 1e5 else f"{v:.3g}"
+    return readable(v)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
 
 
 def guarantee_metrics(pv: dict, cols=None) -> None:
@@ -21,21 +28,32 @@ def guarantee_metrics(pv: dict, cols=None) -> None:
                 help="The run's differential-privacy guarantee, fixed before it started: its budget, or the "
                      "composition of the most releases any run on data of this shape could make."
                      if ok else f"No guarantee: {pv.get('guarantee_note')}")
-    c[1].metric("δ", "—" if pv["delta"] is None else f"{pv['delta']:.3g}")
+    c[1].metric("δ", readable(pv["delta"]))
     used = (pv.get("used") or {}).get("epsilon")
-    c[2].metric("Used by the filter", fmt_eps(used),
-                help="How much of the budget the filter's rule counted for the releases this run made. It depends "
-                     "on the data, so it is not a smaller guarantee.")
+    c[2].metric("ε used", fmt_eps(used),
+                help="The composition rule at the releases this run made (how much of a budget the filter counted). "
+                     "It depends on the data, so it is not a smaller guarantee.")
     c[3].metric("Releases", f"{pv['releases']:,}", help="Privacy-costing releases recorded in the ledger.")
 
 
-def guarantee_message(pv: dict) -> None:
-    """The statement (or why there is none) and, for a fixed noise seed, the demo warning."""
-    if pv.get("guarantee"):
-        st.success(pv["statement"], icon=":material/verified_user:")
+def guarantee_message(pv: dict, n: int | None = None) -> None:
+    """The statement (or why there is none), in amber when it holds but protects little (ε above 10, or δ above
+    1/n, which a mechanism publishing one row in full would meet), and for a fixed noise seed the demo warning."""
+    if not pv.get("guarantee"):
+        st.error(f"**No privacy guarantee.** {_sentence(pv.get('guarantee_note') or pv['statement'])}. The totals "
+                 "below are for comparison only.", icon=":material/gpp_bad:")
     else:
-        st.error(f"**No privacy guarantee.** {pv.get('guarantee_note') or pv['statement']}. The totals below are "
-                 "for comparison only.", icon=":material/gpp_bad:")
+        weak = []
+        if pv["epsilon"] is not None and pv["epsilon"] > WEAK_EPSILON:
+            weak.append(f"at ε = {readable(pv['epsilon'])} the odds of any inference about one person may grow "
+                        f"e^ε-fold, so the bound protects little")
+        if n and pv.get("delta") and pv["delta"] > 1.0 / n:
+            weak.append(f"δ = {readable(pv['delta'])} is above 1/n = {readable(1.0 / n)}: a mechanism that published "
+                        "one row in full would meet it")
+        if weak:
+            st.warning(f"{pv['statement']} Formally true, but {'; and '.join(weak)}.", icon=":material/shield:")
+        else:
+            st.success(pv["statement"], icon=":material/verified_user:")
     noise = pv.get("noise") or {}
     if noise.get("reproducible"):
         st.warning(f"Noise seed {noise['seed']}: {noise['note']}.", icon=":material/casino:")

@@ -135,6 +135,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         ledger.paper_rules["as in paper (advanced composition, ε per step)"] = _count_rule(
             round_epsilon, lambda: policy.steps)
         _reject_unknown(options, algo)
+        notes = [note for note in notes if not note.startswith("no total budget given")]
         return policy, ledger, {"params": params, "noise": noise}, notes, max_order
 
     normaliser = "public" if statistic == "sound" else "strata"
@@ -218,6 +219,8 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     _reject_unknown(options, algo)
     info["params"] = params
     info["noise"] = noise
+    if not ledger.guarantee_valid:  # a run without a proof states no bound, not even at its worst case
+        notes = [note for note in notes if not note.startswith("no total budget given")]
     return policy, ledger, info, notes, max_order
 
 

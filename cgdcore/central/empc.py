@@ -100,7 +100,7 @@ class EMPCPolicy:
         eps = self.round_epsilon
         if not self.ledger.can_afford(eps / 2, eps / 2):
             self.exhausted = True
-            self.stop_reason = (f"the privacy budget ε={self.ledger.budget:g} is spent: the next EM-PC step "
+            self.stop_reason = (f"the privacy budget ε={self.ledger.budget:g} is used up: the next EM-PC step "
                                 f"(ε={eps:.3g}) would exceed it; untested edges were kept")
             return [], []
         records: list[TestRecord] = []

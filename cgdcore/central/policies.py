@@ -89,7 +89,7 @@ class PrivatePolicy:
         self.stop_reason = why
 
     def _budget_stop(self, eps: float, what: str = "release") -> Decision:
-        self._stop(f"the privacy budget ε={self.ledger.budget:g} is spent: the next {what} "
+        self._stop(f"the privacy budget ε={self.ledger.budget:g} is used up: the next {what} "
                    f"(ε={eps:.3g}) would exceed it; untested edges were kept")
         return _REFUSED
 

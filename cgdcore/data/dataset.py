@@ -22,6 +22,8 @@ class Dataset:
     truth_name: which ground truth ``truth`` is (e.g. "bnlearn sachs.bif (17 arcs)").
     source, licence: attribution shown in the app and in ``datasets``.
     notes: human-readable remarks (rows dropped for missing values, faithfulness caveats, ...).
+    ranges: public ranges (lo, hi) of numeric columns by name — declared metadata or the user's
+        declaration, never computed from the rows. Private runs bin and clip numeric columns to them.
     """
 
     name: str
@@ -33,6 +35,13 @@ class Dataset:
     source: str = ""
     licence: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    ranges: dict = field(default_factory=dict)
+
+    def with_ranges(self, ranges) -> "Dataset":
+        """A copy whose declared public ranges are updated by ``ranges`` ({column: (lo, hi)})."""
+        from dataclasses import replace
+
+        return replace(self, ranges={**self.ranges, **dict(ranges or {})})
 
     @property
     def n(self) -> int:

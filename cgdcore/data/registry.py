@@ -83,6 +83,14 @@ _ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "m
                   "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
                   "hours-per-week", "native-country", "income")
 _ADULT_NUMERIC = ("age", "capital-gain", "capital-loss", "hours-per-week")
+#: Public ranges of Adult's numeric columns, from the extraction rules and the Current Population Survey's
+#: reporting limits (adult.names: AAGE > 16, HRSWK > 0; age top-coded at 90, hours at 99, capital gains at
+#: 99,999), not from the rows. Capital loss has no documented cap: 0 to 10,000 is declared.
+ADULT_RANGES = {"age": (17.0, 90.0), "capital-gain": (0.0, 99_999.0), "capital-loss": (0.0, 10_000.0),
+                "hours-per-week": (1.0, 99.0)}
+#: Public range of every Sachs intensity: the measurements are reported as positive values from 1 up; 10,000
+#: intensity units is declared as the top (a round figure, not read off the rows; larger values are clipped).
+SACHS_RANGE = (1.0, 10_000.0)
 _ADULT_SOURCE = "Kohavi & Becker, Adult (census income), UCI Machine Learning Repository, 1996"
 
 
@@ -333,7 +341,8 @@ def _load_sachs(base: str, opts: dict, n: int | None, seed: int) -> Dataset:
         notes.append(f"random subsample of {n:,} rows without replacement (seed {seed})")
     return Dataset(name=f"sachs-cont:truth={truth},rows={rows}", variables=cols, data=data,
                    states=(None,) * len(cols), truth=adj, truth_name=truth_name, source=_SACHS_SOURCE,
-                   licence="data: Sachs et al. 2005; file from cdt (MIT licence)", notes=tuple(notes))
+                   licence="data: Sachs et al. 2005; file from cdt (MIT licence)", notes=tuple(notes),
+                   ranges={c: SACHS_RANGE for c in cols})
 
 
 def _load_adult(base: str, opts: dict, n: int | None, seed: int) -> Dataset:
@@ -344,7 +353,7 @@ def _load_adult(base: str, opts: dict, n: int | None, seed: int) -> Dataset:
     if n is not None and n < ds.n:
         notes = notes + (f"random subsample of {n:,} rows without replacement (seed {seed})",)
     return Dataset(name="adult", variables=ds.variables, data=data, states=ds.states, truth=None,
-                   truth_name=None, source=ds.source, licence=ds.licence, notes=notes)
+                   truth_name=None, source=ds.source, licence=ds.licence, notes=notes, ranges=dict(ADULT_RANGES))
 
 
 def _synthetic_params(base: str, opts: dict) -> dict:
@@ -373,11 +382,27 @@ def _load_synthetic(base: str, opts: dict, n: int | None, seed: int) -> Dataset:
     notes = (f"linear SEM X = XW + noise ({p['noise']}, scale 1), weights uniform on ±[0.5, 2]; "
              f"{n:,} rows (seed {seed})",
              "variances grow along the causal order (varsortability); standardise to remove that cue")
-    return Dataset(name=spec, variables=tuple(f"X{i + 1}" for i in range(p["d"])), data=x,
-                   states=(None,) * p["d"], truth=b,
+    names = tuple(f"X{i + 1}" for i in range(p["d"]))
+    return Dataset(name=spec, variables=names, data=x, states=(None,) * p["d"], truth=b,
                    truth_name=f"{label} DAG ({int(b.sum())} edges, graph_seed={p['graph_seed']})",
                    source="synthetic, NOTEARS conventions (Zheng et al., NeurIPS 2018)", licence="generated",
-                   notes=notes)
+                   notes=notes, ranges=_sem_ranges(w, p["noise"], names))
+
+
+#: (mean, second central moment) of each unit-scale noise (cgdcore.data.sem.simulate_linear_sem)
+_NOISE_MOMENTS = {"gauss": (0.0, 1.0), "exp": (1.0, 1.0), "gumbel": (0.5772156649, np.pi ** 2 / 6),
+                  "uniform": (0.0, 1.0 / 3.0)}
+
+
+def _sem_ranges(w: np.ndarray, noise: str, names) -> dict[str, tuple[float, float]]:
+    """Public ranges of a synthetic SEM's columns: mean ± 6 s.d. of the SEM itself (X = XW + Z: mean
+    (I − W)^{-T}·E[Z], covariance (I − W)^{-T} Var(Z) (I − W)^{-1}), from its public weights and noise, never
+    from the rows."""
+    m, v = _NOISE_MOMENTS[noise]
+    inv = np.linalg.inv(np.eye(w.shape[0]) - w)
+    mean = inv.T @ np.full(w.shape[0], m)
+    sd = np.sqrt(np.diag(inv.T @ (v * inv)))
+    return {n: (float(mu - 6 * s), float(mu + 6 * s)) for n, mu, s in zip(names, mean, sd)}
 
 
 _LOADERS = {**{name: _load_network for name in NETWORKS}, "sachs-cont": _load_sachs,

@@ -149,8 +149,10 @@ def _bad_line_or_none(data: bytes, sep: str, expected: int) -> int | None:
 
 # ----------------------------------------------------------------------------- loading
 
-def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
+def load_csv(source, name: str | None = None, missing: str = "drop", min_columns: int = 2) -> Dataset:
     """Load a CSV (path, bytes or file-like) into a :class:`Dataset`.
+
+    ``min_columns``: 2 for discovery; 1 where a single column is a valid table (privatising records).
 
     The separator is sniffed from the header line (``,`` ``;`` tab ``|``; comma wins ties). Limits:
     200 MB, 100 columns, 2,000,000 rows. ``missing="drop"`` drops rows with any missing value and
@@ -177,7 +179,7 @@ def load_csv(source, name: str | None = None, missing: str = "drop") -> Dataset:
     if len(header) > MAX_COLUMNS:
         raise UserError(f"the file has {len(header)} columns, over the limit of {MAX_COLUMNS}; "
                         f"keep the variables you want to study")
-    if len(header) < 2:
+    if len(header) < min_columns:
         raise UserError(f"the file has only one column ({_short(header[0])}); causal discovery needs at least two. "
                         f"Use commas (or ; or tabs) between values")
     header = [h or f"(unnamed column {i + 1})" for i, h in enumerate(header)]
@@ -314,19 +316,21 @@ def _stack(arrays, states, n: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- discretising
 
 def _fmt(x: float) -> str:
+    """4 significant digits; whole numbers up to a million in full (10000, not 1e+04)."""
+    if float(x).is_integer() and abs(x) < 1e6:
+        return str(int(x))
     return f"{x:.4g}"
 
 
-def _uniform_bins(x: np.ndarray, bins: int, name: str, log: bool) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Equal-width bins over [min, max] (of log x when ``log``); every bin is kept, even if empty."""
+def _public_bins(x: np.ndarray, bins: int, name: str, lo: float, hi: float,
+                 log: bool) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Equal-width bins over the declared public range [lo, hi] (of log x when ``log``), values clipped to the
+    range first; every bin is kept, even if empty. Nothing here is computed from the rows."""
     if log:
-        if np.any(x <= 0):
-            raise UserError(f"column {name!r} has values ≤ 0, so it cannot be binned on a log scale; "
-                            "use equal-width bins on the raw values.")
-        x = np.log(x)
-    lo, hi = float(x.min()), float(x.max())
-    if hi == lo:
-        return np.zeros(len(x), dtype=np.int64), ("[" + _fmt(math.exp(lo) if log else lo) + "]",)
+        x = np.log(np.clip(x, lo, hi))
+        lo, hi = math.log(lo), math.log(hi)
+    else:
+        x = np.clip(x, lo, hi)
     code = np.minimum(bins - 1, np.floor(bins * (x - lo) / (hi - lo))).astype(np.int64)
     edges = np.linspace(lo, hi, bins + 1)
     if log:
@@ -336,13 +340,65 @@ def _uniform_bins(x: np.ndarray, bins: int, name: str, log: bool) -> tuple[np.nd
     return code, labels
 
 
+def parse_ranges(text: str | None, variables=None) -> dict[str, tuple[float, float]]:
+    """``"age=17:90,hours=1:99"`` → {"age": (17.0, 90.0), ...}; a UserError that says what to fix otherwise."""
+    out: dict[str, tuple[float, float]] = {}
+    if text is None or not str(text).strip():
+        return out
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        name, sep, span = part.rpartition("=")
+        lo_s, sep2, hi_s = span.partition(":")
+        if not sep or not sep2 or not name.strip():
+            raise UserError(f"public range {part!r}: write column=low:high, e.g. age=17:90 (several separated by "
+                            "commas).")
+        try:
+            lo, hi = float(lo_s), float(hi_s)
+        except ValueError:
+            raise UserError(f"public range {part!r}: low and high must be numbers.") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise UserError(f"public range {part!r}: need finite numbers with low < high.")
+        name = name.strip()
+        if variables is not None and name not in variables:
+            raise UserError(f"public range for {name!r}: there is no such column; columns are "
+                            f"{', '.join(map(str, variables))}.")
+        out[name] = (lo, hi)
+    return out
+
+
+def format_ranges(ranges: dict) -> str:
+    """The inverse of :func:`parse_ranges`."""
+    return ",".join(f"{k}={_fmt(lo)}:{_fmt(hi)}" for k, (lo, hi) in ranges.items())
+
+
+def missing_ranges(dataset: Dataset, columns: Sequence[str] | None = None) -> list[str]:
+    """Numeric columns (of ``columns``, default all) without a declared public range."""
+    return [v for v, st in zip(dataset.variables, dataset.states)
+            if st is None and v not in dataset.ranges and (columns is None or v in columns)]
+
+
+def require_ranges(dataset: Dataset, why: str, columns: Sequence[str] | None = None) -> None:
+    """A UserError naming the numeric columns that have no public range, and how to declare one."""
+    missing = missing_ranges(dataset, columns)
+    if missing:
+        shown = ", ".join(missing[:6]) + (" …" if len(missing) > 6 else "")
+        raise UserError(f"{why} needs a public range for every numeric column, and {shown} ha"
+                        f"{'s' if len(missing) == 1 else 've'} none: bins or clipping computed from the private "
+                        f"rows would reveal them. Declare ranges you know without looking at the data (CLI: "
+                        f"--ranges {missing[0]}=LOW:HIGH,…; app: 'Public ranges').")
+
+
 def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = None,
                method: str = "quantile") -> Dataset:
     """Cut numeric columns into ``bins`` quantile bins (equal-frequency), returning a new Dataset.
 
-    ``method="uniform"`` cuts [min, max] into equal-width bins instead, bin = min(k − 1,
-    ⌊k(x − min)/(max − min)⌋) (Binkyte et al. 2024 §3: quantiles would leak the distribution);
-    ``"uniform-log"`` does that to log x (positive columns only), as for Sachs in that paper.
+    ``method="public"`` cuts each column's declared public range [lo, hi] (``dataset.ranges``) into
+    equal-width bins instead, after clipping the values to it: bin = min(k − 1, ⌊k(x − lo)/(hi − lo)⌋).
+    Nothing is computed from the rows, which private runs need (quantiles or the data's own min/max
+    would reveal them; Binkyte et al. 2024 §3). ``"public-log"`` does that to log x (ranges with lo > 0),
+    as for Sachs in that paper. A numeric column without a public range is refused.
 
     Edges are the empirical quantiles at 0, 1/bins, ..., 1; duplicate edges (heavy ties) are
     merged, so a column may get fewer bins. Bin i is ``[e_i, e_{i+1})`` and the last is closed;
@@ -352,8 +408,8 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
     """
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or not 2 <= bins <= 64:
         raise UserError(f"bins must be a whole number from 2 to 64, got {bins!r}")
-    if method not in ("quantile", "uniform", "uniform-log"):
-        raise UserError(f"discretisation must be 'quantile', 'uniform' or 'uniform-log'; got {method!r}")
+    if method not in ("quantile", "public", "public-log"):
+        raise UserError(f"discretisation must be 'quantile', 'public' or 'public-log'; got {method!r}")
     names = list(dataset.variables)
     if columns is None:
         targets = [j for j, s in enumerate(dataset.states) if s is None]
@@ -364,10 +420,19 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
         targets = [names.index(c) for c in columns if dataset.states[names.index(c)] is None]
     states = list(dataset.states)
     arrays = [dataset.data[:, j] for j in range(dataset.d)]
+    if method != "quantile":
+        require_ranges(dataset, "binning for a private run", [names[j] for j in targets])
+        if method == "public-log":
+            bad = [names[j] for j in targets if dataset.ranges[names[j]][0] <= 0]
+            if bad:
+                raise UserError(f"log-scale bins need a public range above 0, and {', '.join(bad)} "
+                                f"start{'s' if len(bad) == 1 else ''} at or below 0; declare a positive low end or "
+                                "use equal-width bins on the raw values.")
     for j in targets:
         x = np.asarray(dataset.data[:, j], dtype=np.float64)
         if method != "quantile":
-            arrays[j], states[j] = _uniform_bins(x, bins, names[j], method == "uniform-log")
+            lo, hi = dataset.ranges[names[j]]
+            arrays[j], states[j] = _public_bins(x, bins, names[j], float(lo), float(hi), method == "public-log")
             continue
         values = np.unique(x)
         if values.size <= bins:  # few distinct values (constant, small integers): one bin per value
@@ -381,12 +446,13 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
                           for i in range(k))
     notes = dataset.notes
     if targets:
-        kind = {"quantile": "quantile", "uniform": "equal-width", "uniform-log": "equal-width (log scale)"}[method]
+        kind = {"quantile": "quantile", "public": "equal-width public-range",
+                "public-log": "equal-width public-range (log scale)"}[method]
         notes = notes + (f"discretised {', '.join(names[j] for j in targets)} into {bins} {kind} bins",)
     data = _stack(arrays, states, dataset.n)
     return Dataset(name=dataset.name, variables=dataset.variables, data=data, states=tuple(states),
                    truth=dataset.truth, truth_name=dataset.truth_name, source=dataset.source,
-                   licence=dataset.licence, notes=notes)
+                   licence=dataset.licence, notes=notes, ranges=dataset.ranges)
 
 
 def check_category_counts(dataset: Dataset, max_categories: int = 64) -> None:

@@ -95,7 +95,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                      epsilons=tuple(float(e) for e in np.logspace(-1, 1.5, 11)), n=(100_000,), reps=5),
            metric="skeleton_f1", x="epsilon_total",
            notes="baselines take a per-round ε, CURATE and the score-based methods a total ε; the x-axis is the "
-                 "total each run reports (tightest valid rule). The paper's figure is an image: no numbers."),
+                 "total each run guarantees. The paper's figure is an image: no numbers."),
     Preset("curate-table4", "CURATE Figure 4b: F1 at ε_Total ∈ {0.1, 5, 10}, 50 runs",
            "Bhattacharjee & Tandon, CURATE, Figure 4b / 'Table 4'",
            SweepSpec(datasets=CURATE_NETWORKS, algorithms=_CURATE_ALGOS[1:], epsilons=(0.1, 5.0, 10.0),

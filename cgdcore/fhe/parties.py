@@ -80,11 +80,3 @@ def joint_cells(arities) -> int:
     return int(np.prod([int(a) for a in arities], dtype=np.float64))
 
 
-def distributed_laplace_share(shape, owners: int, scale: float, rng: np.random.Generator) -> np.ndarray:
-    """One owner's share of Laplace(scale) noise: Gamma(1/k, scale) − Gamma(1/k, scale).
-
-    Laplace is infinitely divisible: the k owners' shares sum to exactly one Laplace(scale) draw
-    per cell (Goryczka & Xiong 2017; seed_fhe digest B5 scheme (B)).
-    """
-    a = 1.0 / owners
-    return rng.gamma(a, scale, size=shape) - rng.gamma(a, scale, size=shape)

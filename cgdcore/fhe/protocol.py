@@ -23,12 +23,19 @@ Modes (``MODES``):
   It converges while r0·x < 2 in every slot; owners whose data are unlike the others' (a skewed
   split) can overshoot — the run reports max r0·x as a simulation diagnostic.
 
-DP variant (``DP_VARIANTS``): ``once`` — every owner adds its share of distributed Laplace noise
-(Δ₁ = 2 under replace-one) to its full local joint histogram, once; the shares are securely
-aggregated, so the key holder only ever decrypts the noisy total and every later table is
-post-processing: one ε per owner on disjoint rows, ε in total (parallel composition).
-``per-count`` (as in paper, §III-D) — Laplace(2/ε) on each of the four count vectors of every
-test, sent in the clear; its real cost is 4 × (tests) × ε per owner.
+DP variants (``DP_VARIANTS``), with exact discrete Laplace noise on the integer counts (P[z] ∝ e^{−|z|ε/2}:
+a count vector moves by ℓ1 ≤ 2 when one row is replaced; cgdcore.privacy.discrete):
+
+* ``once`` — every owner adds a *full* noise draw to each cell of its own joint histogram, once; the
+  noisy histograms are securely aggregated and the key holder decrypts only their sum, from which every
+  later table is post-processing. A row belongs to one owner, whose own noise already makes its
+  histogram ε-DP, so the aggregate is ε-DP against every other party — the key holder, who knows its
+  own share, included — and against any coalition without that owner (the price: k draws of noise in
+  the sum instead of one). Recorded as one release of ε on the whole data.
+* ``per-count`` (as in paper, §III-D) — each owner noises every distinct count of every test once
+  (N_xyz, N_x+z, N_+yz, N_++z; the marginals are broadcast to the cells only after noising, so no count
+  is released twice), sent in the clear; four releases of ε per test per owner, composed per owner
+  (owners hold disjoint rows).
 """
 from __future__ import annotations
 
@@ -42,8 +49,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.fhe import circuits, ckks
-from cgdcore.fhe.parties import (MAX_JOINT_CELLS, Owner, distributed_laplace_share, joint_cells,
-                                 split_rows)
+from cgdcore.fhe.parties import MAX_JOINT_CELLS, Owner, joint_cells, split_rows
 
 MODES = ("plaintext", "emulate", "aggregate", "paper", "warm")
 ENCRYPTED_MODES = ("aggregate", "paper", "warm")
@@ -131,22 +137,25 @@ def make_layout(tests, arities) -> Layout:
     return Layout(list(tests), np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), np.asarray(dof, float))
 
 
-def _fill_cells(out: np.ndarray, sl: slice, tab: np.ndarray) -> None:
+def _fill_cells(out: np.ndarray, sl: slice, tab: np.ndarray, noise=None) -> None:
     """Write one test's N_xyz, N_x+z, N_+yz, N_++z (each broadcast to the cells) into ``out[:, sl]``;
-    ``tab`` has shape (Z, |X|, |Y|)."""
-    out[0, sl] = tab.ravel()
-    out[1, sl] = np.broadcast_to(tab.sum(axis=2, keepdims=True), tab.shape).ravel()
-    out[2, sl] = np.broadcast_to(tab.sum(axis=1, keepdims=True), tab.shape).ravel()
-    out[3, sl] = np.broadcast_to(tab.sum(axis=(1, 2), keepdims=True), tab.shape).ravel()
+    ``tab`` has shape (Z, |X|, |Y|). ``noise(size)`` (integers), when given, is added to each distinct
+    count once, before the marginals are broadcast."""
+    parts = [tab, tab.sum(axis=2, keepdims=True), tab.sum(axis=1, keepdims=True), tab.sum(axis=(1, 2), keepdims=True)]
+    for k, part in enumerate(parts):
+        if noise is not None:
+            part = part + noise(part.size).reshape(part.shape)
+        out[k, sl] = np.broadcast_to(part, tab.shape).ravel()
 
 
-def count_vectors(owner: Owner, layout: Layout) -> np.ndarray:
-    """(4, slots): the owner's N_xyz, N_x+z, N_+yz, N_++z for every cell of every test (Alg. 2, l. 10)."""
+def count_vectors(owner: Owner, layout: Layout, noise=None) -> np.ndarray:
+    """(4, slots): the owner's N_xyz, N_x+z, N_+yz, N_++z for every cell of every test (Alg. 2, l. 10),
+    each distinct count plus ``noise`` when given (the per-count DP variant)."""
     out = np.empty((4, layout.slots))
     for t, (x, y, S) in enumerate(layout.tests):
         tab = owner.table(tuple(S) + (x, y))
         _fill_cells(out, slice(layout.offsets[t], layout.offsets[t + 1]),
-                    tab.reshape(-1, tab.shape[-2], tab.shape[-1]))
+                    tab.reshape(-1, tab.shape[-2], tab.shape[-1]), noise)
     return out
 
 
@@ -241,15 +250,14 @@ class Federation:
             raise UserError(f"the DP variant noises every cell of the full joint histogram, and this dataset has "
                             f"{cells:,.0f} cells (limit {MAX_JOINT_CELLS:,}); choose a network with fewer or "
                             "smaller variables (Asia, Cancer, Sachs, Survey …) or the 'per-count' variant.")
-        scale = HISTOGRAM_SENSITIVITY / self.epsilon
         params = ckks.aggregation_params()
         self._setup(params)
+        self.ledger.record("discrete Laplace, one full draw per owner", self.epsilon, group="histogram",
+                           what=f"the noisy joint histogram ({cells:,} cells), securely aggregated from "
+                                f"{len(self.owners)} owners")
         for o in self.owners:
             t = time.perf_counter()
-            noisy = o.full_joint().ravel() + distributed_laplace_share(cells, len(self.owners), scale, self.rng)
-            self.ledger.record("distributed Laplace", self.epsilon, what=f"owner {o.index + 1}: share of Lap({scale:g}) "
-                               f"on each of {cells:,} joint-histogram cells", group="histogram",
-                               laplace_ratio=scale / HISTOGRAM_SENSITIVITY, partition=f"owner {o.index + 1}")
+            noisy = o.full_joint().ravel() + self._noise().draw(cells)
             t = self._tick("count", t)
             blobs = [ckks.encrypt(self._owner_ctx, chunk) for chunk in _chunks(noisy, params.slots)]
             t = self._tick("encrypt", t)
@@ -314,17 +322,26 @@ class Federation:
         self.report["levels"].append(info)
         return info
 
+    def _noise(self):
+        """Exact discrete Laplace for integer count vectors of ℓ1 sensitivity 2 at this run's ε."""
+        from cgdcore.privacy.discrete import NoiseStream
+
+        if getattr(self, "_stream", None) is None:
+            self._stream = NoiseStream(self.rng, self.epsilon, int(HISTOGRAM_SENSITIVITY))
+        return self._stream
+
     def _per_count(self, locals_, lay, order):
-        """The paper's DP variant: Laplace on each owner's four vectors per test, sent in the clear."""
-        scale = HISTOGRAM_SENSITIVITY / self.epsilon
+        """The paper's DP variant: every distinct count of each owner's four vectors per test noised once, sent
+        in the clear; four releases of ε per test per owner."""
         noisy = np.zeros((4, lay.slots))
-        for o, v in zip(self.owners, locals_):
-            noisy += v + self.rng.laplace(0.0, scale, size=v.shape)
+        stream = self._noise()
+        for o in self.owners:
             for t in range(len(lay.tests)):
                 for name in ("N_xyz", "N_x+z", "N_+yz", "N_++z"):
-                    self.ledger.record("Laplace", self.epsilon, order=order, group=f"order {order}",
-                                       what=f"owner {o.index + 1}: {name} of test {t}", laplace_ratio=scale / 2.0,
+                    self.ledger.record("discrete Laplace", self.epsilon, order=order, group=f"order {order}",
+                                       what=f"owner {o.index + 1}: {name} of test {t}",
                                        partition=f"owner {o.index + 1}")
+            noisy += count_vectors(o, lay, noise=stream.draw)
         return exact_cells(self.settings.statistic, *noisy)
 
     def _encrypted(self, locals_, lay, info):

@@ -146,13 +146,15 @@ class LocalRelease:
 
 
 def discretise_for_ldp(dataset: Dataset, bins: int = DEFAULT_BINS, log: bool = False) -> Dataset:
-    """Uniform-width bins over each numeric column's [min, max] (Binkyte et al. §3); categorical
-    columns keep their codes. ``log``: bin log(x) (positive columns), as for Sachs (seed_ldp.md §5)."""
+    """Equal-width bins over each numeric column's declared public range, values clipped to it (Binkyte et
+    al. §3 bin over [min, max] of the data, which publishes the data's extremes in the bin labels and lets one
+    record move every edge; the range here is public); categorical columns keep their codes. ``log``: bin
+    log(x) (ranges above 0), as for Sachs (seed_ldp.md §5). A numeric column without a public range is refused."""
     from cgdcore.data import tabular
 
     if dataset.is_discrete:
         return dataset
-    return tabular.discretise(dataset, bins=bins, method="uniform-log" if log else "uniform")
+    return tabular.discretise(dataset, bins=bins, method="public-log" if log else "public")
 
 
 def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
@@ -166,15 +168,18 @@ def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
 
 def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None, p_max: float | None = None,
               seed: int | None = 0, split: str = "proportional", bins: int = DEFAULT_BINS,
-              log: bool = False) -> tuple[Dataset, LocalRelease]:
+              log: bool = False, ranges=None) -> tuple[Dataset, LocalRelease]:
     """Privatise every record of ``dataset`` with ``mechanism`` (see :data:`MECHANISMS`).
 
-    Numeric columns are first cut into ``bins`` uniform-width bins (``log``: of log x). Returns
-    the privatised Dataset (same variables, states and truth) and its :class:`LocalRelease`.
+    Numeric columns are first cut into ``bins`` equal-width bins over their public ranges
+    (``dataset.ranges`` updated by ``ranges``; ``log``: of log x). Returns the privatised Dataset (same
+    variables, states and truth) and its :class:`LocalRelease`.
     """
     check_ldp_parameters(mechanism, epsilon, p_max)
-    data = discretise_for_ldp(dataset, bins, log)
     from cgdcore.data import tabular
+
+    tabular.check_category_counts(dataset)  # first: binning does not fix an identifier-like column
+    data = discretise_for_ldp(dataset.with_ranges(ranges), bins, log)
 
     tabular.check_discrete_usable(data)
     ar = np.asarray(data.arities, dtype=np.int64)

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["noise_generator", "FIXED_SEED_NOTE", "PRNG_NOTE"]
+__all__ = ["noise_generator", "noise_info", "FIXED_SEED_NOTE", "PRNG_NOTE", "DIAGNOSTICS_NOTE"]
+
+#: How every number computed from the exact data beside a private result is labelled (JSON ``diagnostics``,
+#: the app's diagnostics sections): it teaches what the noise did, and it is not part of any release.
+DIAGNOSTICS_NOTE = "computed from the exact data, not covered by ε"
 
 FIXED_SEED_NOTE = ("reproducible demo: the noise seed is fixed, so this run is not private against anyone who knows "
                    "the seed")
@@ -24,10 +28,15 @@ PRNG_NOTE = ("noise comes from numpy's PCG64 generator, seeded from operating-sy
              "cryptographically secure generator")
 
 
+def noise_info(seed: int | None) -> dict:
+    """How a run's noise was seeded, for its report: fresh entropy (nothing kept) or a reproducible demo."""
+    if seed is None:
+        return {"seed": None, "reproducible": False, "note": PRNG_NOTE}
+    return {"seed": int(seed), "reproducible": True, "note": FIXED_SEED_NOTE}
+
+
 def noise_generator(seed: int | None) -> tuple[np.random.Generator, dict]:
     """(generator, description) for a run's privacy noise: fresh OS entropy when ``seed`` is None (the
     seed is not kept), a reproducible stream otherwise (marked as a demo)."""
-    if seed is None:
-        return np.random.default_rng(np.random.SeedSequence()), {"seed": None, "reproducible": False,
-                                                                 "note": PRNG_NOTE}
-    return np.random.default_rng(seed), {"seed": int(seed), "reproducible": True, "note": FIXED_SEED_NOTE}
+    rng = np.random.default_rng(np.random.SeedSequence() if seed is None else seed)
+    return rng, noise_info(seed)

@@ -47,7 +47,7 @@ import numpy as np
 from cgdcore import UserError
 
 __all__ = [
-    "RULES", "STATUS", "Release", "Ledger", "BudgetExceeded", "MAX_EPSILON",
+    "RULES", "STATUS", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
     "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
     "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
     "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "pld_epsilon",
@@ -58,7 +58,10 @@ RULES = ("basic", "advanced", "gaussian")
 
 #: The one vocabulary for what a total means, used by the JSON, the CLI and every page.
 STATUS = {
-    "guarantee": "the run's differential-privacy guarantee: a budget fixed before the run, enforced by the filter",
+    "guarantee": "the run's differential-privacy guarantee, fixed before it started: its budget, enforced by the "
+                 "filter, or without a budget the composition of the most releases any run on data of this shape "
+                 "could make",
+    "no guarantee": "what the guarantee would be if every part of the run had a proof; one part has none (see why)",
     "realised": "not a guarantee: composes the releases this run happened to make, whose number depended on the "
                 "data (an odometer reading, not covered by the composition theorems)",
     "as in paper": "not a guarantee: the paper's (or its reference code's) own formula, shown for comparison",
@@ -470,9 +473,11 @@ class Ledger:
                                                            "part(s) of the data, the largest part")
         for name, rule in self.paper_rules.items():
             out[name] = _entry(*rule(self), "as in paper", "")
-        for key, entry in out.items():
-            if not self.guarantee_valid:
+        if not self.guarantee_valid:
+            for key, entry in out.items():
                 entry["valid"] = False
+                if entry["status"] == "guarantee":
+                    entry["status"] = "no guarantee"
                 entry["note"] = (entry["note"] + "; " if entry["note"] else "") + f"no guarantee: {self.guarantee_note}"
         return out
 
@@ -484,12 +489,13 @@ class Ledger:
         if g is None:
             return "No data-independent bound is known for this run."
         eps, delta = g
-        dtxt = "" if delta == 0 else f", δ = {delta:.3g}"
+        dtxt = "" if delta == 0 else f", δ = {readable(delta)}"
         if self.budget is not None and (self._worst() is None or self._worst()[0] >= self.budget):
-            return (f"(ε = {eps:.4g}{dtxt})-differentially private: the budget was fixed before the run and the "
+            return (f"(ε = {readable(eps)}{dtxt})-differentially private: the budget was fixed before the run and the "
                     f"{self.rule} composition filter refused every release that would exceed it.")
-        return (f"(ε = {eps:.4g}{dtxt})-differentially private: {self.rule} composition of the most releases "
-                "any run on data of this shape could make.")
+        k = sum(c for _, c in self.worst_case or ())
+        return (f"(ε = {readable(eps)}{dtxt})-differentially private: {self.rule} composition of the most releases "
+                f"any run on data of this shape could make ({k:,}).")
 
     def summary(self) -> dict[str, Any]:
         """The ``privacy`` object of the JSON contract (DESIGN.md)."""
@@ -514,6 +520,19 @@ class Ledger:
 def _entry(eps: float, delta: float, status: str, note: str) -> dict[str, Any]:
     return {"epsilon": float(eps), "delta": float(delta), "status": status, "valid": status == "guarantee",
             "note": note if status == "guarantee" else (f"{note} — {STATUS[status]}" if note else STATUS[status])}
+
+
+def readable(v: float | None) -> str:
+    """ε or δ for a sentence: 4 significant digits, thousands separated, no exponent below a million."""
+    if v is None:
+        return "—"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1e6 or abs(v) < 1e-4:
+        return f"{v:.3g}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.4g}"
 
 
 def pld_epsilon(releases: list[Release], delta: float) -> float | None:

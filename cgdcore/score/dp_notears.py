@@ -16,8 +16,9 @@ Lagrangian (ρ ← 10ρ when h has not fallen below ¼ of its previous value, α
 the releases spread evenly over a fixed number of outer iterations. Every release is declared
 to the ledger with its (ε_k, δ_k) and its μ_k = Δ2/σ_k.
 
-Column means and scales used to centre/standardise the data are treated as public metadata
-(as NOLEAKS does); say so wherever this is shown.
+The data are centred and scaled with public constants only (the columns' declared ranges, or the
+number of states of a discrete column; :func:`cgdcore.score.run.prepare_matrix`): NOLEAKS used the
+data's own means and standard deviations, through which one row moves every per-sample gradient.
 """
 from __future__ import annotations
 

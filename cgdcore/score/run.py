@@ -21,10 +21,40 @@ __all__ = ["run_score", "SCORE_ALGORITHMS", "prepare_matrix"]
 SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
 
 
-def prepare_matrix(data, standardise: bool | None = None) -> tuple[np.ndarray, list[str]]:
-    """Centred (and for discrete codes, or when asked, standardised) float matrix, with notes."""
+def prepare_matrix(data, standardise: bool | None = None, private: bool = False) -> tuple[np.ndarray, list[str]]:
+    """Centred (and for discrete codes, or when asked, standardised) float matrix, with notes.
+
+    ``private``: nothing is computed from the rows. A numeric column is clipped to its declared public
+    range [lo, hi] and centred at (lo + hi)/2; a discrete column's codes 0..k−1 (k public) are centred at
+    (k − 1)/2 and, when standardising, divided by (k − 1)/2. Each row's transformed values then depend on
+    that row alone, so the per-sample gradient clipping bounds the sensitivity (with the data's own means
+    one row moved every row's gradient)."""
     X = np.asarray(data.data, dtype=float)
     notes = []
+    if private:
+        from cgdcore.data import tabular
+
+        tabular.require_ranges(data, "DP-NOTEARS's centring")
+        if standardise is None:
+            standardise = data.is_discrete
+        X = X.copy()
+        for j, (v, st) in enumerate(zip(data.variables, data.states)):
+            if st is None:
+                lo, hi = data.ranges[v]
+                X[:, j] = np.clip(X[:, j], lo, hi) - 0.5 * (lo + hi)
+                if standardise:
+                    X[:, j] /= 0.5 * (hi - lo)
+            else:
+                half = max(0.5 * (len(st) - 1), 0.5)
+                X[:, j] -= half
+                if standardise:
+                    X[:, j] /= half
+        notes.append("columns centred at the middle of their public ranges (numeric columns clipped to them; discrete "
+                     "codes by their public number of states)" + (" and scaled by the half-range" if standardise
+                                                                   else "") + ": nothing computed from the rows")
+        if data.is_discrete:
+            notes.append("the linear SEM is misspecified for discrete data: state codes are treated as numbers")
+        return X, notes
     if standardise is None:
         standardise = data.is_discrete
     Xc = X - X.mean(axis=0)
@@ -52,7 +82,7 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
     w_threshold = float(opts.pop("w_threshold", 0.3))
     if not (w_threshold >= 0 and math.isfinite(w_threshold)):
         raise UserError(f"w_threshold must be a number ≥ 0; got {w_threshold!r}.")
-    X, notes = prepare_matrix(data, opts.pop("standardise", None))
+    X, notes = prepare_matrix(data, opts.pop("standardise", None), private=algo != "notears")
     n, d = X.shape
     if d < 2:
         raise UserError("causal discovery needs at least two variables.")
@@ -104,7 +134,8 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             ledger = Ledger(budget=eps_total, delta=delta, rule="gaussian")
         info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "seed": seed})
         info["sensitivity"] = sens
-        notes.append("column means and scales are treated as public metadata (as NOLEAKS does)")
+        ledger.void_guarantee("the gradient noise is numpy's floating-point Gaussian, whose outputs reveal the noised "
+                              "values through the gaps between doubles (Mironov 2012)")
         r = dp_notears(X, epsilons, delta_per_release=dk, sigmas=sigmas, ledger=ledger, rng=rng, clip=clip,
                        lambda1=lambda1, lr=lr, outer=outer, w_threshold=w_threshold, monitor_cov=cov)
         W, A, trace = r.W, r.adjacency, r.trace
