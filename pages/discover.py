@@ -284,14 +284,15 @@ if pv:
     guarantee_message(pv, res.dataset.n)
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
-    from cgdcore.viz_privacy import noise_rows as _noise_rows
-
-    _rows = _noise_rows(res.result.trace, float(alpha), names)
-    _flips = sum(r["flipped"] for r in _rows)
-    if len(_rows) >= 10 and _flips / len(_rows) > 0.25:
-        st.warning(f"The noise flipped {_flips} of {len(_rows)} test decisions ({_flips / len(_rows):.0%}): at this "
-                   "ε and n the private tests are close to coin flips. Raise ε or the number of rows, or see the "
-                   "Noise vs threshold tab.", icon=":material/casino:")
+    diag = res.diagnostics()
+    if diag and diag.get("noisy_decisions", 0) >= 10:
+        flips, asked = diag["decisions_flipped"], diag["noisy_decisions"]
+        with st.container(border=True):
+            st.caption(f"**Diagnostics** — {diag['note']}: they show what the noise did, for teaching.")
+            st.markdown(f"The noise flipped **{flips} of {asked}** test decisions ({flips / asked:.0%}) against the "
+                        "exact test p ≥ α" + (": at this ε and n the private tests are close to coin flips. Raise ε "
+                                               "or the number of rows." if flips / asked > 0.25 else ".")
+                        + " The Noise vs threshold tab shows each one.")
 if truth is None:
     st.info("This dataset has no known ground truth, so the learned graph is shown alone and no accuracy is "
             "reported.", icon=":material/info:")
@@ -362,6 +363,8 @@ if pv:
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
+        st.caption(f"Diagnostics — {res.diagnostics()['note'] if res.diagnostics() else 'computed from the exact data'}"
+                   ": the true p-values below are not released by the run.")
         nrows = vp.noise_rows(res.result.trace, float(alpha), names)
         flipped = sum(r["flipped"] for r in nrows)
         st.caption(f"Each dot is one CI test in the order PC asked it: its **true** p-value (blue circles), the "

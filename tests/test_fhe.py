@@ -161,7 +161,7 @@ def test_dp_once_noise_per_cell_is_k_discrete_laplace_draws(asia10k):
     true = sum(o.full_joint() for o in parties).ravel()
     kept = true > 20  # cells the clamp at 0 cannot touch
     d = []
-    for seed in range(6):
+    for seed in range(20):
         fed = Federation(parties, asia10k.n, tuple(asia10k.arities), Settings(mode="aggregate").resolved(),
                          dp="once", epsilon=2.0, ledger=Ledger(budget=2.0, delta=1e-6),
                          rng=np.random.default_rng(seed))
@@ -171,7 +171,7 @@ def test_dp_once_noise_per_cell_is_k_discrete_laplace_draws(asia10k):
     assert np.abs(d - np.round(d)).max() < 1e-3 and len(d) > 100
     a = 1.0  # ε/2
     one = 2 * np.exp(-a) / (1 - np.exp(-a)) ** 2
-    assert d.var() == pytest.approx(3 * one, rel=0.25)  # three full draws, not one split three ways
+    assert d.var() == pytest.approx(3 * one, rel=0.2)  # three full draws, not one split three ways
 
 
 def test_per_count_dp_noises_each_distinct_count_once(asia10k):

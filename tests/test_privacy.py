@@ -56,11 +56,24 @@ def test_basic_rule_checks_the_deltas_too():
         led.record("gaussian", 0.1, 6e-7)
 
 
-def test_advanced_filter_takes_pure_releases_only_and_gaussian_needs_mu():
+def test_advanced_filter_takes_pure_releases_only_and_zcdp_needs_rho():
     with pytest.raises(ValueError, match="pure"):
         Ledger(budget=1.0, rule="advanced").record("gaussian", 0.1, 1e-8)
-    with pytest.raises(ValueError, match="gaussian_mu"):
-        Ledger(budget=1.0, rule="gaussian").record("gaussian", 0.1)
+    with pytest.raises(ValueError, match="rho"):
+        Ledger(budget=1.0, rule="zcdp").record("gaussian", 0.1)
+
+
+def test_zcdp_filter_adds_rho_and_stops_at_the_budget():
+    from cgdcore.privacy.ledger import zcdp_epsilon, zcdp_rho_for
+
+    led = Ledger(budget=1.0, delta=1e-6, rule="zcdp")
+    rho_b = zcdp_rho_for(1.0, 1e-6)
+    assert zcdp_epsilon(rho_b, 1e-6) == pytest.approx(1.0)
+    while led.can_afford((0.1, 0.0, rho_b / 7)):
+        led.record("gaussian", 0.1, rho=rho_b / 7)
+    assert len(led) == 7 and led.used()[0] == pytest.approx(1.0) and led.guarantee() == (1.0, 1e-6)
+    with pytest.raises(BudgetExceeded):
+        led.record("gaussian", 0.1, rho=rho_b / 7)
 
 
 def test_the_guarantee_is_the_budget_fixed_in_advance_not_the_realised_total():

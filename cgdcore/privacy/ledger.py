@@ -24,9 +24,12 @@ The rule is fixed when the ledger is made (``RULES``):
   λ = sqrt(2 ln(1/δ)/V*) and V* the V where sqrt(2 ln(1/δ)V) + V/2 = budget, every path the filter
   admits has V_n ≤ V* and so L_n ≤ budget; paths admitted through Σε_i ≤ budget have L_n ≤ budget
   surely. One δ, one rule: taking the minimum over several δ-bearing rules would not be covered.
-* ``"gaussian"`` — for Gaussian releases (each μ_i = Δ/σ_i): μ = sqrt(Σμ_i²) against the μ whose
-  Gaussian-DP curve passes through (budget, δ) (Dong, Roth & Su 2022; the GDP filter of Smith &
-  Thakurta 2022).
+* ``"zcdp"`` — for (discrete) Gaussian releases, each ρ_i-zCDP (ρ_i = Δ²/(2σ_i²); Bun & Steinke 2016;
+  the discrete Gaussian has the same ρ, Canonne, Kamath & Steinke 2020): ρ = Σρ_i against the ρ_B whose
+  conversion ρ_B + 2 sqrt(ρ_B ln(1/δ)) (Bun & Steinke, Prop. 1.3) is the budget. Adaptively chosen ρ_i
+  are covered by the Rényi filter of Feldman & Zrnic (2021, Thm 3.1) at every order α at once (the
+  condition Σρ_i·α ≤ ρ_B·α is the same event for every α). zCDP rather than Gaussian DP: the discrete
+  Gaussian, which keeps the proof exact in floating point, is proven zCDP, not exactly μ-GDP.
 
 Releases on disjoint parts of the data (``partition``) compose in parallel (McSherry 2009): the
 rule is applied to each part plus the whole-data releases, and the largest part counts.
@@ -50,11 +53,11 @@ __all__ = [
     "RULES", "STATUS", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
     "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
     "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
-    "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "pld_epsilon",
+    "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "zcdp_epsilon", "zcdp_rho_for", "pld_epsilon",
 ]
 
 #: Composition rules a run can choose in advance.
-RULES = ("basic", "advanced", "gaussian")
+RULES = ("basic", "advanced", "zcdp")
 
 #: The one vocabulary for what a total means, used by the JSON, the CLI and every page.
 STATUS = {
@@ -166,6 +169,18 @@ def privpc_code_composition(K: int, eps: float, delta: float):
     return math.sqrt(2.0 * K * math.log(2.0 / delta)) * eps + tail, delta
 
 
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """ε of ρ-zCDP at δ: ρ + 2 sqrt(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3)."""
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)) if rho > 0 else 0.0
+
+
+def zcdp_rho_for(epsilon: float, delta: float) -> float:
+    """The ρ whose :func:`zcdp_epsilon` at δ is ``epsilon`` (a quadratic in sqrt ρ)."""
+    a = math.sqrt(math.log(1.0 / delta))
+    u = -a + math.sqrt(a * a + epsilon)
+    return u * u
+
+
 def gaussian_delta(eps: float, mu: float) -> float:
     """δ(ε) of μ-Gaussian DP (Balle & Wang 2018 Thm 8; Dong, Roth & Su 2022 Cor. 2.13)."""
     from scipy.special import log_ndtr
@@ -205,7 +220,7 @@ class Release:
     """One privacy-costing release, as declared by the mechanism that made it.
 
     ``laplace_ratio`` (scale/sensitivity) lets the PLD comparison use the Laplace privacy-loss
-    distribution; ``gaussian_mu`` (Δ/σ) is what the Gaussian rule composes.
+    distribution; ``rho`` (Δ²/(2σ²)) is what the zCDP rule composes.
     """
 
     mechanism: str
@@ -215,7 +230,7 @@ class Release:
     what: str = ""
     group: str = ""
     laplace_ratio: float | None = None
-    gaussian_mu: float | None = None
+    rho: float | None = None
     #: the disjoint part of the data it was computed on ("" = the whole dataset)
     partition: str = ""
 
@@ -226,16 +241,16 @@ class _Sums:
     eps: float = 0.0
     eps2: float = 0.0
     delta: float = 0.0
-    mu2: float = 0.0
+    rho: float = 0.0
 
     def plus(self, items) -> "_Sums":
-        s = _Sums(self.n, self.eps, self.eps2, self.delta, self.mu2)
-        for e, d, mu in items:
+        s = _Sums(self.n, self.eps, self.eps2, self.delta, self.rho)
+        for e, d, rho in items:
             s.n += 1
             s.eps += e
             s.eps2 += e * e
             s.delta += d
-            s.mu2 += (mu or 0.0) ** 2
+            s.rho += rho or 0.0
         return s
 
 
@@ -249,8 +264,9 @@ class Ledger:
         ``worst_case``).
     delta: the run's δ (the filter's failure probability; for ``basic``, the cap on Σδ_i).
     rule: one of ``RULES``.
-    worst_case: ((ε, count), ...) — the largest multiset of releases any run of this algorithm on
-        data of this shape could make, data-independent (set by the algorithm; needed uncapped).
+    worst_case: ((ε, count), ...) — ((ρ, count), ...) under the zCDP rule — the largest multiset of releases
+        any run of this algorithm on data of this shape could make, data-independent (set by the
+        algorithm; needed uncapped).
     paper_rules: name -> function(ledger) -> (ε, δ), the papers' own formulas ("as in paper").
     """
 
@@ -290,23 +306,23 @@ class Ledger:
             return s.eps, s.delta
         if self.rule == "advanced":
             return min(s.eps, advanced_filter(s.eps2, self.delta)), self.delta
-        return gaussian_epsilon(math.sqrt(s.mu2), self.delta), self.delta
+        return zcdp_epsilon(s.rho, self.delta), self.delta
 
     def _fits(self, s: _Sums) -> bool:
         if self.rule == "basic" and s.delta > self.delta * (1 + 1e-12):
             return False
         if self.budget is None:
             return True
-        if self.rule == "gaussian":
-            return math.sqrt(s.mu2) <= self._mu_cap * (1 + 1e-12)
+        if self.rule == "zcdp":
+            return s.rho <= self.rho_budget * (1 + 1e-12)
         return self._value(s)[0] <= self.budget * (1 + 1e-12)
 
-    @functools.cached_property
-    def _mu_cap(self) -> float:
-        """The μ whose Gaussian-DP curve passes through (budget, δ)."""
-        return gaussian_mu_for(self.budget, self.delta) if self.budget is not None else math.inf
+    @property
+    def rho_budget(self) -> float:
+        """The zCDP budget ρ_B whose conversion at the run's δ is the budget ε."""
+        return zcdp_rho_for(self.budget, self.delta) if self.budget is not None else math.inf
 
-    def _check_release(self, epsilon: float, delta: float, mu: float | None) -> None:
+    def _check_release(self, epsilon: float, delta: float, rho: float | None) -> None:
         if not (epsilon > 0 and math.isfinite(epsilon)):
             raise ValueError(f"a release must cost a finite ε > 0; got {epsilon!r}")
         if not (0.0 <= delta < 1.0):
@@ -314,8 +330,8 @@ class Ledger:
         if self.rule == "advanced" and delta > 0:
             raise ValueError("the advanced-composition filter composes pure-ε releases; record δ > 0 releases "
                              "under the 'basic' rule")
-        if self.rule == "gaussian" and mu is None:
-            raise ValueError("the Gaussian rule composes Gaussian releases: give gaussian_mu = Δ/σ")
+        if self.rule == "zcdp" and rho is None:
+            raise ValueError("the zCDP rule composes zCDP releases: give rho = Δ²/(2σ²)")
 
     def _sums_for(self, partition: str, extra=()) -> list[_Sums]:
         """The sums the filter checks: every part (plus whole-data releases), or the whole data."""
@@ -333,28 +349,28 @@ class Ledger:
             merged.eps += self._shared.eps
             merged.eps2 += self._shared.eps2
             merged.delta += self._shared.delta
-            merged.mu2 += self._shared.mu2
+            merged.rho += self._shared.rho
             out.append(merged.plus(mine))
         return out
 
     # ------------------------------------------------------------------ filter
     def can_afford(self, *costs, partition: str = "") -> bool:
-        """True when the filter admits releases of these costs (each an ε, or (ε, δ, μ)) next."""
+        """True when the filter admits releases of these costs (each an ε, or (ε, δ, ρ)) next."""
         items = [(float(c), 0.0, None) if np.ndim(c) == 0 else (float(c[0]), float(c[1]), c[2]) for c in costs]
         return all(self._fits(s) for s in self._sums_for(partition, items))
 
     def record(self, mechanism: str, epsilon: float, delta: float = 0.0, *, order: int | None = None,
                what: str = "", group: str = "", laplace_ratio: float | None = None,
-               gaussian_mu: float | None = None, partition: str = "") -> Release:
+               rho: float | None = None, partition: str = "") -> Release:
         """Declare one release; raises BudgetExceeded when the filter refuses it (nothing is recorded)."""
-        self._check_release(epsilon, delta, gaussian_mu)
-        if not self.can_afford((epsilon, delta, gaussian_mu), partition=partition):
+        self._check_release(epsilon, delta, rho)
+        if not self.can_afford((epsilon, delta, rho), partition=partition):
             cap = "its δ" if self.budget is None else f"its budget ε={self.budget:.4g}"
             raise BudgetExceeded(f"release of ε={epsilon:.4g} would take the run past {cap}")
         rel = Release(mechanism, float(epsilon), float(delta), order, what, group or mechanism, laplace_ratio,
-                      gaussian_mu, partition)
+                      rho, partition)
         self.releases.append(rel)
-        item = [(rel.epsilon, rel.delta, gaussian_mu)]
+        item = [(rel.epsilon, rel.delta, rho)]
         if partition:
             self._parts[partition] = self._parts.get(partition, _Sums()).plus(item)
         else:
@@ -370,8 +386,8 @@ class Ledger:
         basic = max(0.0, (target - s.eps) / count)
         if self.rule == "basic":
             return basic
-        if self.rule == "gaussian":
-            raise ValueError("plan Gaussian releases in μ (Ledger.mu_left)")
+        if self.rule == "zcdp":
+            raise ValueError("plan zCDP releases in ρ (Ledger.rho_left)")
         v = _advanced_capacity(target, self.delta) - s.eps2
         adv = math.sqrt(v / count) if v > 0 else 0.0
         return max(basic, adv)
@@ -385,14 +401,13 @@ class Ledger:
                 s.n += int(k)
                 s.eps += e * k
                 s.eps2 += e * e * k
-        if self.rule == "gaussian":
-            raise ValueError("plan Gaussian releases in μ (Ledger.mu_left)")
+        if self.rule == "zcdp":
+            raise ValueError("plan zCDP releases in ρ (Ledger.rho_left)")
         return self._value(s)[0]
 
-    def mu_left(self) -> float:
-        """sqrt(μ_budget² − Σμ_i²): the Gaussian rule's remaining μ (inf when uncapped)."""
-        cap = self._mu_cap
-        return math.sqrt(max(cap * cap - self._shared.mu2, 0.0)) if math.isfinite(cap) else math.inf
+    def rho_left(self) -> float:
+        """ρ_B − Σρ_i: the zCDP rule's remaining budget (inf when uncapped)."""
+        return max(self.rho_budget - self._shared.rho, 0.0)
 
     def used(self) -> tuple[float, float]:
         """(ε, δ) of the rule at the releases made: how much of the budget the filter has used.
@@ -409,12 +424,13 @@ class Ledger:
         if self.worst_case is None:
             return None
         s = _Sums()
-        for e, k in self.worst_case:
+        for e, k in self.worst_case:  # (ρ, count) under the zCDP rule, (ε, count) otherwise
             s.n += k
-            s.eps += e * k
-            s.eps2 += e * e * k
-        if self.rule == "gaussian":
-            return None
+            if self.rule == "zcdp":
+                s.rho += e * k
+            else:
+                s.eps += e * k
+                s.eps2 += e * e * k
         return self._value(s)
 
     def guarantee(self) -> tuple[float, float] | None:
@@ -459,11 +475,11 @@ class Ledger:
                 out["advanced"] = _entry(min(math.fsum(eps_all), advanced_filter(math.fsum(e * e for e in eps_all),
                                                                                  self.delta)),
                                          self.delta, "realised", "min(Σε_i, sqrt(2 ln(1/δ) Σε_i²) + Σε_i²/2)")
-            if all(r.gaussian_mu for r in rel):
-                mu = math.sqrt(math.fsum(r.gaussian_mu ** 2 for r in rel))
-                out["gaussian"] = _entry(gaussian_epsilon(mu, self.delta), self.delta, "realised",
-                                         f"Gaussian-DP composition, μ = {mu:.4g}")
-            if tight and not all(r.gaussian_mu for r in rel):
+            if all(r.rho for r in rel):
+                rho = math.fsum(r.rho for r in rel)
+                out["zcdp"] = _entry(zcdp_epsilon(rho, self.delta), self.delta, "realised",
+                                     f"zCDP composition, ρ = Σρ_i = {rho:.4g}")
+            if tight and not any(r.rho for r in rel):
                 pld = pld_epsilon(rel, self.delta)
                 if pld is not None:
                     out["pld"] = _entry(pld, self.delta, "realised", "privacy-loss distribution (dp_accounting)")
@@ -544,9 +560,7 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
         return None
     counts: dict[tuple, int] = {}
     for r in releases:
-        if r.gaussian_mu:
-            key = ("gauss", round(1.0 / r.gaussian_mu, 12))
-        elif r.laplace_ratio:
+        if r.laplace_ratio:
             key = ("lap", round(r.laplace_ratio, 12))
         else:
             key = ("eps", round(r.epsilon, 12), r.delta)

@@ -22,6 +22,8 @@ Measurements:
 * :class:`SieveAndExamine` — Priv-PC Algorithm 1: a sub-sampled AboveThreshold at
   ε' = ln((n/m)(e^{ε/2} − 1) + 1) (costing ε/2 after amplification) against T − t, then on a hit
   the full-data value + Lap(2Δ/ε) against T (ε/2): ε per round.
+* :class:`GaussianMechanism` — value (or vector) + discrete Gaussian on a lattice, ρ-zCDP with
+  ρ = K²/(2σ²) for the integer ℓ2 sensitivity K (Canonne, Kamath & Steinke 2020, Thm 14).
 * :class:`ExponentialMechanism` — P[r] ∝ exp(ε·u_r/(2Δu)) (McSherry & Talwar 2007), ε-DP.
 
 AboveThreshold's proof on the lattice (discrete sampler): answers compare q_i + ν_i with τ + ρ,
@@ -38,11 +40,12 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.privacy.discrete import Lattice, NoiseStream
-from cgdcore.privacy.ledger import BudgetExceeded, Ledger, validate_delta, validate_epsilon
+from cgdcore.privacy.discrete import MAX_SIGMA2, GaussianStream, Lattice, NoiseStream
+from cgdcore.privacy.ledger import BudgetExceeded, Ledger, validate_delta, validate_epsilon, zcdp_epsilon
 
 __all__ = [
-    "SAMPLERS", "DEFAULT_SAMPLER", "PLAIN_NOTE", "check_sampler", "Noisy", "LaplaceMechanism", "AboveThreshold",
+    "SAMPLERS", "DEFAULT_SAMPLER", "PLAIN_NOTE", "check_sampler", "Noisy", "LaplaceMechanism", "GaussianMechanism",
+    "AboveThreshold",
     "Answer", "SieveAndExamine", "ExponentialMechanism", "amplified_epsilon", "sieve_epsilon",
     "analytic_gaussian_sigma", "classical_gaussian_sigma", "BudgetExceeded",
 ]
@@ -132,6 +135,67 @@ class LaplaceMechanism:
             self.ledger.record(self.mechanism, self.cost, order=order, what=what, group=self.group,
                                laplace_ratio=ratio)
         return self.noise.add(value)
+
+
+class GaussianMechanism:
+    """value + N_Z(0, σ²) on a lattice (a scalar, or a vector of ``dim`` coordinates), ρ-zCDP.
+
+    Lattice: resolution r = 2^j ≤ Δ/steps, values clipped to [−bound, bound] coordinate-wise and floored to
+    r. Each coordinate's index moves by less than |Δ_i|/r + 2 between neighbours (floor, plus the float
+    margin of :mod:`cgdcore.privacy.discrete`), so the index vector's ℓ2 sensitivity is at most
+    K = ⌈Δ/r + 2√dim⌉ (⌈Δ/r⌉ + 1 for a scalar). Noise: independent discrete Gaussians of integer variance
+    σ_L² = ⌈K²/(2ρ)⌉ per coordinate, so the release is K²/(2σ_L²) ≤ ρ zCDP (Canonne, Kamath & Steinke 2020,
+    Thm 14: Rényi divergence α‖Δ‖²/(2σ²) for integer shifts); ``cost`` is that ρ. ``steps`` shrinks when
+    σ_L would exceed the int64 sampler's range, at the price of slightly more rounding noise.
+    """
+
+    def __init__(self, sensitivity: float, rho: float, rng: np.random.Generator, ledger: Ledger | None, *,
+                 bound: float = 1.0, dim: int = 1, steps: int = 256, mechanism: str = "gaussian", group: str = ""):
+        sens = _positive(sensitivity, "sensitivity")
+        rho = _positive(rho, "ρ")
+        self.dim = int(dim)
+        sigma_over_delta = 1.0 / math.sqrt(2.0 * rho)
+        # a finer lattice at large ρ, so that σ stays ≥ 10 lattice steps and the rounding stays negligible
+        steps = int(min(max(steps, math.ceil(10.0 * math.sqrt(2.0 * rho) * 4)), 2**40))
+        while True:
+            lat = Lattice.for_sensitivity(sens, bound, steps)
+            k = (lat.sensitivity if self.dim == 1 else
+                 math.ceil(sens / lat.resolution + 2.0 * math.sqrt(self.dim)))
+            sigma2 = math.ceil(k * k / (2.0 * rho))
+            if sigma2 <= MAX_SIGMA2 or steps <= 1:
+                break
+            steps //= 2
+        if sigma2 > MAX_SIGMA2:
+            raise UserError(f"ρ = {rho:.3g} is too small for the discrete Gaussian sampler (σ/Δ = "
+                            f"{sigma_over_delta:.3g}); give a larger budget.")
+        self.lattice, self.k, self.sigma2 = lat, int(k), int(sigma2)
+        self.cost = k * k / (2.0 * sigma2)
+        self.sensitivity = k * lat.resolution
+        self.scale = math.sqrt(sigma2) * lat.resolution  # σ on the value axis
+        self.stream = GaussianStream(rng, sigma2)
+        self.ledger, self.mechanism, self.group = ledger, mechanism, group
+
+    def affordable(self) -> bool:
+        return self.ledger is None or self.ledger.can_afford((self._epsilon(), 0.0, self.cost))
+
+    def _epsilon(self) -> float:
+        return zcdp_epsilon(self.cost, self.ledger.delta) if self.ledger is not None else self.cost
+
+    def release(self, value, *, order: int | None = None, what: str = ""):
+        """Charge ρ (BudgetExceeded if the filter refuses) and return the noised value: a :class:`Noisy` for a
+        scalar, (released, noise, noisy) arrays for a vector."""
+        if self.ledger is not None:
+            self.ledger.record(self.mechanism, self._epsilon(), order=order, what=what, group=self.group,
+                               rho=self.cost)
+        lat = self.lattice
+        if self.dim == 1:
+            q = int(lat.index(value))
+            z = self.stream.draw()
+            return Noisy(float(lat.value(q)), float(lat.value(z)), float(lat.value(q + z)), self.sensitivity,
+                         self.scale)
+        q = lat.index(value)
+        z = self.stream.draw(q.size).reshape(q.shape)
+        return lat.value(q), lat.value(z), lat.value(q + z)
 
 
 class Answer(NamedTuple):

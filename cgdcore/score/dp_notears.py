@@ -3,18 +3,18 @@
 One *release* = the gradient of the least-squares loss at the current W, computed as the mean
 of per-sample gradients G_i = −x_iᵀ(x_i − x_iW), each entry clipped to [−s, s] (per-sample
 clipping, so the stated sensitivity actually holds — seed_curate.md §7 item 18; NOLEAKS clips
-the average, which bounds nothing), diagonal zeroed, plus N(0, σ²) on the d(d−1) off-diagonal
-entries. Replacing one row moves each entry of the mean by at most 2s/n, so the ℓ2 sensitivity
-is Δ2 = 2s·sqrt(d(d−1))/n. σ is calibrated by the analytic Gaussian mechanism (Balle & Wang
-2018) or, for a uniform schedule, so that the exact Gaussian-DP composition of all releases
-meets (ε_total, δ).
+the average, which bounds nothing), diagonal zeroed, plus discrete Gaussian noise on the d(d−1)
+off-diagonal entries (:class:`~cgdcore.privacy.mechanisms.GaussianMechanism`: a lattice, exact integer
+noise, ρ_k-zCDP). Replacing one row moves each entry of the mean by at most 2s/n, so the ℓ2
+sensitivity is Δ2 = 2s·sqrt(d(d−1))/n. The ρ_k of the releases add up to the budget's ρ (zCDP
+composition, the ledger's filter).
 
 The acyclicity term and the L1 penalty do not touch the data and are exact. The optimiser is
 Adam on W = W⁺ − W⁻ (W^± ≥ 0, zero diagonal) with a declared, fixed learning rate — no line
 search, so nothing but the declared gradients is released — inside NOTEARS's augmented
-Lagrangian (ρ ← 10ρ when h has not fallen below ¼ of its previous value, α ← α + ρh), with
-the releases spread evenly over a fixed number of outer iterations. Every release is declared
-to the ledger with its (ε_k, δ_k) and its μ_k = Δ2/σ_k.
+Lagrangian (penalty ← 10·penalty when h has not fallen below ¼ of its previous value, α ← α +
+penalty·h), with the releases spread evenly over a fixed number of outer iterations. Every
+release is declared to the ledger with its ρ_k.
 
 The data are centred and scaled with public constants only (the columns' declared ranges, or the
 number of states of a discrete column; :func:`cgdcore.score.run.prepare_matrix`): NOLEAKS used the
@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cgdcore.privacy.ledger import Ledger, gaussian_epsilon
-from cgdcore.privacy.mechanisms import analytic_gaussian_sigma
+from cgdcore.privacy.ledger import Ledger, zcdp_epsilon
+from cgdcore.privacy.mechanisms import BudgetExceeded, GaussianMechanism
 from cgdcore.score.blas import single_threaded_blas
 from cgdcore.score.notears import acyclicity, threshold_dag
 
-__all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult", "sigma_for_uniform"]
+__all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult"]
 
 
 def gradient_sensitivity(n: int, d: int, clip: float) -> float:
@@ -56,14 +56,6 @@ def clipped_gradient(X: np.ndarray, W: np.ndarray, clip: float, chunk: int = 20_
     return G
 
 
-def sigma_for_uniform(eps_total: float, delta: float, releases: int, sensitivity: float) -> float:
-    """σ for ``releases`` equal Gaussian releases whose exact GDP composition is (ε_total, δ)."""
-    from cgdcore.privacy.ledger import gaussian_mu_for
-
-    mu_total = gaussian_mu_for(eps_total, delta)
-    return sensitivity * math.sqrt(releases) / mu_total
-
-
 @dataclass
 class DPResult:
     W: np.ndarray
@@ -75,48 +67,52 @@ class DPResult:
 
 
 @single_threaded_blas()
-def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigmas=None, ledger: Ledger,
-               rng: np.random.Generator, clip: float = 2.0, lambda1: float = 0.1, lr: float = 0.02,
-               outer: int = 10, w_threshold: float = 0.3, group: str = "gradient",
-               monitor_cov: np.ndarray | None = None) -> DPResult:
-    """Run the private optimiser with one release per entry of ``epsilons`` (see module docstring).
+def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator, clip: float = 2.0,
+               lambda1: float = 0.1, lr: float = 0.02, outer: int = 10, w_threshold: float = 0.3,
+               group: str = "gradient", monitor_cov: np.ndarray | None = None) -> DPResult:
+    """Run the private optimiser with one release per entry of ``rhos`` (ρ_k-zCDP each; module docstring).
 
-    ``sigmas`` (optional) gives σ_k directly (uniform GDP calibration); otherwise σ_k is the analytic
-    Gaussian σ for (ε_k, δ_per_release). Releases are recorded in ``ledger``; if one would exceed the
-    ledger's budget the run stops early and keeps its current W. BLAS runs on one thread meanwhile
-    (cgdcore.score.blas): its calls here are on n×d and d×d matrices.
+    Releases are recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the run
+    stops early and keeps its current W. BLAS runs on one thread meanwhile (cgdcore.score.blas): its
+    calls here are on n×d and d×d matrices.
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
-    eps = [float(e) for e in epsilons]
-    I = len(eps)
+    rhos = [float(r) for r in rhos]
+    I = len(rhos)
     sens = gradient_sensitivity(n, d, clip)
-    if sigmas is None:
-        sigmas = [analytic_gaussian_sigma(e, delta_per_release, sens) for e in eps]
+    sigmas: list[float] = []
     off = ~np.eye(d, dtype=bool)
     wp = np.zeros((d, d))
     wm = np.zeros((d, d))
     m1 = np.zeros((2, d, d))
     m2 = np.zeros((2, d, d))
     b1, b2, tiny = 0.9, 0.999, 1e-8
-    rho, alpha, h_prev = 1.0, 0.0, math.inf
+    penalty, alpha, h_prev = 1.0, 0.0, math.inf
     per_outer = max(1, math.ceil(I / max(1, outer)))
     trace: list[dict] = []
     spent = 0.0
     stopped, reason = False, None
+    mech = None
     for k in range(I):
         W = wp - wm
-        mu = sens / sigmas[k]
-        dk = 0.0 if delta_per_release is None else delta_per_release
-        if not ledger.can_afford((eps[k], 0.0, mu)):
-            stopped, reason = True, (f"the next gradient release (ε={eps[k]:.3g}) would exceed the budget "
+        if mech is None or mech.requested != rhos[k]:
+            mech = GaussianMechanism(sens, rhos[k], rng, ledger, bound=clip, dim=d * (d - 1),
+                                     mechanism="discrete Gaussian", group=group)
+            mech.requested = rhos[k]
+        if not mech.affordable():
+            stopped, reason = True, (f"the next gradient release (ρ={rhos[k]:.3g}) would exceed the budget "
                                      f"ε={ledger.budget:g}; the current W was kept")
             break
-        ledger.record("gaussian", eps[k], dk, group=group, gaussian_mu=mu, what=f"loss gradient {k}")
         G = clipped_gradient(X, W, clip)
-        G[off] += rng.normal(0.0, sigmas[k], size=d * (d - 1))
+        try:
+            _, _, G[off] = mech.release(G[off], what=f"loss gradient {k}")
+        except BudgetExceeded:  # pragma: no cover - affordable() was asked first
+            stopped, reason = True, "the budget is used up; the current W was kept"
+            break
+        sigmas.append(mech.scale)
         h, Gh = acyclicity(W)
-        Gs = G + (rho * h + alpha) * Gh
+        Gs = G + (penalty * h + alpha) * Gh
         grads = (Gs + lambda1, -Gs + lambda1)
         t = k + 1
         for j, (w, g) in enumerate(zip((wp, wm), grads)):
@@ -126,11 +122,11 @@ def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigm
             w -= step
             np.maximum(w, 0.0, out=w)
             np.fill_diagonal(w, 0.0)
-        spent += eps[k]
+        spent += mech.cost
         W = wp - wm
         h_new = acyclicity(W)[0]
-        row = {"release": k, "h": h_new, "rho": rho, "epsilon": eps[k], "sigma": sigmas[k],
-               "epsilon_spent": spent, "l1": float(np.abs(W).sum())}
+        row = {"release": k, "h": h_new, "penalty": penalty, "rho_release": mech.cost, "sigma": mech.scale,
+               "epsilon_spent": zcdp_epsilon(spent, ledger.delta), "l1": float(np.abs(W).sum())}
         if monitor_cov is not None:
             from cgdcore.score.notears import loss_and_grad_cov
 
@@ -138,15 +134,9 @@ def dp_notears(X: np.ndarray, epsilons, *, delta_per_release: float | None, sigm
         trace.append(row)
         if (k + 1) % per_outer == 0:  # augmented-Lagrangian update (data-independent)
             if h_new > 0.25 * h_prev:
-                rho = min(rho * 10, 1e16)
-            alpha += rho * h_new
+                penalty = min(penalty * 10, 1e16)
+            alpha += penalty * h_new
             h_prev = h_new
     W = wp - wm
-    return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=list(sigmas[:len(trace)]),
+    return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=sigmas,
                     stopped_early=stopped, stop_reason=reason)
-
-
-def gaussian_total(sigmas, sensitivity: float, delta: float) -> float:
-    """ε at δ of the exact GDP composition of Gaussian releases with these σ."""
-    mu = math.sqrt(sum((sensitivity / s) ** 2 for s in sigmas))
-    return gaussian_epsilon(mu, delta)

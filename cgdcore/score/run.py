@@ -1,9 +1,9 @@
 """From a dataset and an algorithm name to a score-based result shaped like the PC engine's.
 
-``notears`` (non-private), ``noleaks`` (DP-NOTEARS: I equal Gaussian releases calibrated so
-their exact Gaussian-DP composition is (ε_total, δ)) and ``curate-score`` (CURATE's
-per-iteration schedules; each release (ε_k, δ/I)-DP by the analytic Gaussian mechanism, the
-schedule's Σε_k checked against ε_total before running).
+``notears`` (non-private), ``noleaks`` (DP-NOTEARS: I equal discrete-Gaussian releases whose zCDP
+composition is the budget) and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's
+iteration count and the schedule's shape ε_k, scaled so that the releases' zCDP composition — the
+accounting the run reports — is the budget: ρ_k = ρ_B·ε_k²/Σε_j²).
 """
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.privacy.ledger import Ledger, gaussian_epsilon, validate_delta, validate_epsilon
+from cgdcore.privacy.ledger import Ledger, validate_delta, validate_epsilon, zcdp_rho_for
 
 __all__ = ["run_score", "SCORE_ALGORITHMS", "prepare_matrix"]
 
 SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
+#: Smallest ρ per gradient release worth making: noise σ = Δ/√(2ρ) at most 1,000 × the sensitivity.
+MIN_RHO = 1.0 / (2.0 * 1000.0 ** 2)
 
 
 def prepare_matrix(data, standardise: bool | None = None, private: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -73,7 +75,7 @@ def prepare_matrix(data, standardise: bool | None = None, private: bool = False)
 def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dict[str, Any]):
     """Returns (pc.Result, ledger or None, info, notes)."""
     from cgdcore.pc import Result
-    from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity, sigma_for_uniform
+    from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity
     from cgdcore.score.notears import notears_linear
     from cgdcore.score.schedules import SCHEDULES, fitted_schedule
 
@@ -108,18 +110,17 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         lr = float(opts.pop("lr", 0.02))
         outer = int(opts.pop("outer", 10))
         sens = gradient_sensitivity(n, d, clip)
-        rng = np.random.default_rng(seed)
+        from cgdcore.privacy import noise_generator
+
+        rng, _ = noise_generator(seed)
+        rho_total = zcdp_rho_for(eps_total, delta)
         if algo == "noleaks":
             I = int(opts.pop("iterations", 200))
             if I < 1:
                 raise UserError("the number of gradient releases must be at least 1.")
             _reject(opts, algo)
-            sigma = sigma_for_uniform(eps_total, delta, I, sens)
-            dk = delta / I
-            eps_k = gaussian_epsilon(sens / sigma, dk)
-            epsilons, sigmas = [eps_k] * I, [sigma] * I
-            info.update({"iterations": I, "sigma": sigma})
-            ledger = Ledger(budget=eps_total, delta=delta, rule="gaussian")
+            rhos = [rho_total / I] * I
+            info.update({"iterations": I, "rho_per_release": rho_total / I})
         else:
             kind = opts.pop("schedule", "multiplicative")
             if kind not in SCHEDULES:
@@ -128,16 +129,27 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             ratio = float(opts.pop("ratio", 1.05))
             _reject(opts, algo)
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
-            dk = delta / I
-            epsilons, sigmas = list(sched), None
-            info.update({"iterations": I, "schedule": kind, "eps0": eps0, "planned": [float(e) for e in sched]})
-            ledger = Ledger(budget=eps_total, delta=delta, rule="gaussian")
-        info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "seed": seed})
+            weights = np.asarray(sched, dtype=float) ** 2
+            rhos = rho_total * weights / weights.sum()
+            # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W: leave it out and
+            # share its ρ among the others (ρ ≥ 1/(2·1000²)), as CURATE's floor does for PC's orders
+            keep = rhos >= MIN_RHO
+            if not keep.any():
+                raise UserError(f"at ε = {eps_total:g} every release of the {kind} schedule would carry noise over "
+                                "1,000 times its sensitivity; raise ε or ε0.")
+            if not keep.all():
+                notes.append(f"{int((~keep).sum())} of the schedule's {I} releases would carry noise over 1,000 × "
+                             "the gradient's sensitivity and were left out; their budget went to the others")
+                sched = np.asarray(sched)[keep]
+                rhos = rho_total * weights[keep] / weights[keep].sum()
+            rhos = list(rhos)
+            info.update({"iterations": len(rhos), "schedule": kind, "eps0": eps0,
+                         "planned": [float(e) for e in sched], "planned_rho": [float(r) for r in rhos]})
+        ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=tuple((r, 1) for r in rhos))
+        info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed})
         info["sensitivity"] = sens
-        ledger.void_guarantee("the gradient noise is numpy's floating-point Gaussian, whose outputs reveal the noised "
-                              "values through the gaps between doubles (Mironov 2012)")
-        r = dp_notears(X, epsilons, delta_per_release=dk, sigmas=sigmas, ledger=ledger, rng=rng, clip=clip,
-                       lambda1=lambda1, lr=lr, outer=outer, w_threshold=w_threshold, monitor_cov=cov)
+        r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
+                       w_threshold=w_threshold, monitor_cov=cov)
         W, A, trace = r.W, r.adjacency, r.trace
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
