@@ -128,8 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--c1", type=_finite("--c1"), default=None,
                    help="with --statistic paper: Priv-PC's constant c1 in Δz = c1/√n (6 = reference code, "
                         "4.5 = paper asymptotic)")
-    q.add_argument("--composition", choices=["advanced", "basic"], default=None,
-                   help="the budget filter's composition rule, fixed before the run (advanced, the default, or basic)")
+    q.add_argument("--composition", choices=["advanced", "basic", "zcdp"], default=None,
+                   help="the budget filter's composition rule, fixed before the run (advanced, the default, or basic; "
+                        "zcdp for gauss-pc)")
+    q.add_argument("--scale", choices=["z", "p"], default=None,
+                   help="what a private test noises: the statistic z with a critical value calibrated to the noise "
+                        "(z, the default) or the p-value against the threshold, as in the papers (p)")
     q.add_argument("--tweak", type=_finite("--tweak"), default=None, help="Priv-PC threshold tweak t (0.02)")
     q.add_argument("--subsample-ratio", type=_finite("--subsample-ratio"), default=None,
                    help="Priv-PC n/m in [1, 20] (default: the optimum)")
@@ -229,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="native: the sparse-vector family reads ε per round (the papers' figures); total: ε "
                         "caps every algorithm")
     q.add_argument("--round-share", type=_finite("--round-share"), default=None,
-                   help="with --budget total: per-round ε of the sparse-vector family as a share of the cap (0.1)")
+                   help="with --budget total: per-round ε of the sparse-vector family as a share of the cap (default: "
+                        "the largest ε the filter admits once per pair of variables)")
     q.add_argument("--variant", choices=["stable", "original"], default=None, help="PC skeleton variant")
     q.add_argument("--alpha", type=_prob("--alpha"), default=None, help="threshold (default: each paper's)")
     q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None, help="largest conditioning set")
@@ -372,6 +377,7 @@ def cmd_discover(args) -> int:
     if args.data and args.n is not None:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
     options = {k: v for k, v in (("statistic", args.statistic), ("c1", args.c1), ("composition", args.composition),
+                                  ("scale", args.scale),
                                   ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
                                   ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
                                   ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),

@@ -22,6 +22,8 @@ from .graph import edge_list
 ALGORITHMS: dict[str, str] = {
     "pc": "PC (non-private): every CI decision is the plain test p ≥ α",
     "laplace-pc": "Laplace-PC: every CI decision noised with Laplace; the total ε is split across PC orders",
+    "gauss-pc": "Gauss-PC: every CI statistic noised with a (discrete) Gaussian, composed in zCDP so k tests cost "
+                "√k; the total ε is planned order by order",
     "svt-pc": "SVT-PC: textbook sparse vector (AboveThreshold) over all CI tests; ε per deleted edge",
     "priv-pc": "Priv-PC (Wang et al. 2020): sieve on a sub-sample, examine on the full data; ε per round",
     "em-pc": "EM-PC (Xu et al. 2017): per node and order, the exponential mechanism picks how many and which "
@@ -37,15 +39,16 @@ ALGORITHMS: dict[str, str] = {
 }
 SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
-PRIVATE_ALGORITHMS = ("laplace-pc", "svt-pc", "priv-pc", "em-pc", "curate")
+PRIVATE_ALGORITHMS = ("laplace-pc", "gauss-pc", "svt-pc", "priv-pc", "em-pc", "curate")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
 ROUND_ALGORITHMS = ("svt-pc", "priv-pc", "em-pc")
 #: Algorithms that need a total budget to plan how to spend it.
-TOTAL_ALGORITHMS = ("laplace-pc", "curate")
+TOTAL_ALGORITHMS = ("laplace-pc", "gauss-pc", "curate")
 #: Paper defaults: threshold T on the p-value scale and the run's δ.
 ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
     "pc": {"alpha": 0.05},
     "laplace-pc": {"alpha": 0.05, "delta": 1e-6},
+    "gauss-pc": {"alpha": 0.05, "delta": 1e-6},
     "svt-pc": {"alpha": 0.10, "delta": 1e-3},      # Priv-PC reference eval.py: ALPHA = 0.10, δ = 1e-3
     "priv-pc": {"alpha": 0.10, "delta": 1e-3},
     "em-pc": {"alpha": 0.10, "delta": 1e-3},
@@ -328,7 +331,7 @@ def discover(
                             "separating sets; use the standard collider rule.")
     else:
         if epsilon is not None or round_epsilon is not None:
-            raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, svt-pc, "
+            raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, gauss-pc, svt-pc, "
                             "priv-pc, em-pc and curate.")
         kendall_sided = kendall_sided or "two"
     ci_test = ci_test or default_ci_test(dataset)

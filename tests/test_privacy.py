@@ -318,8 +318,10 @@ def test_paper_statistic_and_its_c1_have_no_guarantee(asia):
         discover(asia, algo="svt-pc", epsilon=5.0, options={"c1": 4.5})
     sound = discover(asia, algo="svt-pc", epsilon=5.0, seed=0)
     assert sound.params["statistic"] == "sound" and sound.privacy["guarantee"] is True
-    # the sound statistic's sensitivity: Φ(9/√n) − ½ on the one-sided p-value
-    assert sound.params["sensitivity"] == pytest.approx(stats.norm.cdf(9 / math.sqrt(asia.n)) - 0.5, rel=1e-12)
+    # the sound statistic's sensitivity: 9/√n on the z scale, Φ(9/√n) − ½ on the one-sided p-value
+    assert sound.params["scale"] == "z" and sound.params["sensitivity"] == pytest.approx(9 / math.sqrt(asia.n))
+    on_p = discover(asia, algo="svt-pc", epsilon=5.0, seed=0, options={"scale": "p"})
+    assert on_p.params["sensitivity"] == pytest.approx(stats.norm.cdf(9 / math.sqrt(asia.n)) - 0.5, rel=1e-12)
 
 
 def test_sampler_and_options_rejected_where_they_do_not_apply(asia):

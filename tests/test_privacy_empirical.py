@@ -703,7 +703,7 @@ E2E_RUNS = 600
 #: algorithm → discover() arguments: total budgets small enough that the learned skeleton varies.
 E2E_ALGOS = {
     "svt-pc": dict(epsilon=1.0, round_epsilon=0.5),
-    "priv-pc": dict(epsilon=1.0, round_epsilon=0.5),
+    "priv-pc": dict(epsilon=1.0, round_epsilon=0.25),
     "laplace-pc": dict(epsilon=1.0),
     "curate": dict(epsilon=1.0),
 }

@@ -20,7 +20,10 @@ def test_sieve_examine_flow_accounts_for_every_test_and_matches_the_ledger():
     assert flow["examined"] == flow["examine_remove"] + flow["examine_keep"] > 0
     # every examined test is one round of the sparse vector technique: one sieve and one examine release
     releases = run.extras["ledger"].releases
-    assert sum(r.group == "sieve" for r in releases) == sum(r.group == "examine" for r in releases) == flow["examined"]
+    # every round is one sieve instance (charged when it opens) and, if it fired, one examine; the last round may
+    # still be open when PC ends: it has been paid for
+    assert sum(r.group == "examine" for r in releases) == flow["examined"]
+    assert sum(r.group == "sieve" for r in releases) in (flow["examined"], flow["examined"] + 1)
     # flips are disagreements with p ≥ α on the full data
     flips = sum((t.p_value >= alpha) != t.independent for t in skeleton if t.stage in ("sieve", "examine"))
     assert flow["flipped_sieve"] + flow["flipped_examine"] == flips

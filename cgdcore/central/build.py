@@ -18,7 +18,7 @@ from cgdcore.privacy import noise_generator
 from cgdcore.privacy.ledger import Ledger, privpc_code_composition, validate_delta, validate_epsilon
 from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, PLAIN_NOTE, check_sampler
 
-__all__ = ["build_private_policy", "max_reach", "check_sensitivity", "STATISTICS", "COMPOSITIONS"]
+__all__ = ["build_private_policy", "max_reach", "check_sensitivity", "STATISTICS", "COMPOSITIONS", "round_epsilon_for"]
 
 #: The largest p-value sensitivity a run may use: beyond it the noise swamps any decision
 #: (the one-sided p-value lives in [0, ½]).
@@ -26,8 +26,11 @@ MAX_P_SENSITIVITY = 0.1
 #: "sound": Kendall z̃ with the public normaliser, Δz̃ < 9/√n (proven); "paper": Priv-PC's statistic over
 #: usable strata with its claimed c1/√n, which is not a bound (no guarantee).
 STATISTICS = ("sound", "paper")
-#: Composition rules a central run may fix in advance (cgdcore.privacy.ledger).
+#: Composition rules a central run may fix in advance (cgdcore.privacy.ledger); gauss-pc composes in zCDP.
 COMPOSITIONS = ("advanced", "basic")
+#: The rule each algorithm's filter uses unless the run picks another.
+DEFAULT_RULE = {"gauss-pc": "zcdp"}
+
 
 PAPER_STATISTIC_NOTE = ("Priv-PC's statistic normalised over the usable strata has no proven sensitivity: one replaced "
                         "row can make a stratum usable or unusable and move the normaliser, so c1/√n is not a bound")
@@ -35,6 +38,12 @@ EMPC_NOTE = ("EM-PC chooses each separating set by a noiseless argmax of p-value
              "utility can change by more than the assumed 1 between neighbouring datasets")
 CURATE_PAPER_NOTE = ("CURATE's 'paper' sensitivity 0.3627/√n is not a valid worst-case bound, so the noise is too "
                      "small for the stated ε")
+
+
+def round_epsilon_for(total: float, d: int, delta: float, rule: str = "advanced") -> float:
+    """The per-round ε of a capped sparse-vector run given only its total: the largest for which the run's filter
+    admits one round per pair of variables (C(d, 2) rounds: enough to delete every edge, as PC may need)."""
+    return Ledger(budget=total, delta=delta, rule=rule).largest_uniform(math.comb(d, 2), total)
 
 
 def max_reach(n: int, d: int) -> int:
@@ -81,9 +90,11 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         if statistic != "paper":
             raise UserError("c1 is the constant of Priv-PC's own statistic: it applies with statistic 'paper' "
                             "(--statistic paper); the sound statistic's sensitivity 9/√n is proven, not chosen.")
-    composition = options.pop("composition", "advanced")
-    if composition not in COMPOSITIONS:
-        raise UserError(f"the composition rule must be one of {', '.join(COMPOSITIONS)}; got {composition!r}.")
+    composition = options.pop("composition", DEFAULT_RULE.get(algo, "advanced"))
+    allowed = ("zcdp",) if algo == "gauss-pc" else COMPOSITIONS
+    if composition not in allowed:
+        raise UserError(f"the composition rule of {algo} must be one of {', '.join(allowed)}; got {composition!r}.")
+    scale_kind = options.pop("scale", "z")
     sided = getattr(test, "sided", None) or "one"
     if max_order is None and algo != "em-pc":
         max_order = max_reach(n, d)
@@ -95,10 +106,15 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
 
     from cgdcore.central.curate import CuratePolicy
     from cgdcore.central.empc import EMPCPolicy
-    from cgdcore.central.policies import LaplacePolicy, PrivPCPolicy, SVTPolicy, optimal_subsample_ratio
+    from cgdcore.central.policies import GaussPolicy, LaplacePolicy, PrivPCPolicy, SVTPolicy, optimal_subsample_ratio
+    from cgdcore.central.scale import DecisionScale
 
     if algo in ("svt-pc", "priv-pc", "em-pc"):
-        if round_epsilon is None:
+        if round_epsilon is None and total is not None:
+            round_epsilon = round_epsilon_for(total, d, delta, composition)
+            notes.append(f"per-round ε not given: {round_epsilon:.4g}, the largest for which the {composition} filter "
+                         f"admits one round per pair of variables ({math.comb(d, 2)} rounds) within ε = {total:g}")
+        elif round_epsilon is None:
             round_epsilon = 1.0
             notes.append("per-round ε not given: 1.0, the setting of Priv-PC's Table 2")
         round_epsilon = validate_epsilon(round_epsilon, "the per-round ε (--round-epsilon)")
@@ -148,26 +164,38 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         sens = kendall_p_sensitivity(n, const, sided)
         params["c1"] = const
     params["statistic"] = statistic
+    if algo == "gauss-pc" and scale_kind != "z":
+        raise UserError("gauss-pc noises the statistic z itself; the p-value scale is the papers' choice for the "
+                        "Laplace-based algorithms (--scale p with laplace-pc, svt-pc, priv-pc or curate).")
+    z_sens = const / math.sqrt(n)
     if algo == "curate":
         variant = options.pop("curate_sensitivity", "conservative")
         if variant == "paper":
             sens = curate_p_sensitivity(n, "code", sided)
-            notes.append("sensitivity 'as in paper' (C = 0.3627/√n): not a valid worst-case bound")
+            notes.append("sensitivity 'as in paper' (C = 0.3627/√n, a p-value sensitivity, so the p scale): not a "
+                         "valid worst-case bound")
+            scale_kind = "p"
         elif variant != "conservative":
             raise UserError("curate sensitivity must be 'conservative' or 'paper'.")
         params["curate_sensitivity"] = variant
     check_sensitivity(sens, n, algo, const, sided)
-    params["sensitivity"] = sens
+    scale = DecisionScale(scale_kind, alpha, sided, z_sens, sens)
+    params["scale"] = scale_kind
+    params["sensitivity"] = scale.sensitivity
     params["sampler"] = sampler
 
-    if algo == "laplace-pc":
+    if algo in ("laplace-pc", "gauss-pc"):
+        if algo == "gauss-pc" and sampler_given:
+            raise UserError("gauss-pc draws exact discrete Gaussian noise; the sampler option applies to the "
+                            "Laplace-based algorithms.")
         ledger = ledger_for(None)
-        policy = LaplacePolicy(test, ledger, rng, alpha, sens, max_order=max_order, sampler=sampler)
+        cls = LaplacePolicy if algo == "laplace-pc" else GaussPolicy
+        policy = cls(test, ledger, rng, scale, max_order=max_order, sampler=sampler)
         info["plan"] = policy.plan
     elif algo == "svt-pc":
         instances = math.comb(d, 2) if orientation == "standard" else queries
         ledger = ledger_for(((round_epsilon, instances),))
-        policy = SVTPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon, sampler=sampler)
+        policy = SVTPolicy(test, ledger, rng, scale, round_epsilon=round_epsilon, sampler=sampler)
         ledger.paper_rules["as in paper (advanced composition over K hits)"] = _count_rule(
             round_epsilon, lambda: policy.hits)
     elif algo == "priv-pc":
@@ -189,7 +217,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         else:
             sub_sens = sens * math.sqrt(n / m)  # the reference code's Δ·sqrt(n/m)
         check_sensitivity(sub_sens, m, "Priv-PC's sub-sample", const, sided)
-        policy = PrivPCPolicy(test, ledger, rng, alpha, sens, round_epsilon=round_epsilon, tweak=tweak,
+        if scale_kind == "z":
+            sub_sens = const / math.sqrt(m)
+        policy = PrivPCPolicy(test, ledger, rng, scale, round_epsilon=round_epsilon, tweak=tweak,
                               ratio=float(ratio), sub_sensitivity=sub_sens, sampler=sampler)
         ledger.paper_rules["as in paper (advanced composition over K rounds)"] = _count_rule(
             round_epsilon, lambda: policy.rounds)
@@ -205,7 +235,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         beta1 = float(options.pop("beta1", 0.2))
         beta2 = float(options.pop("beta2", 0.2))
         rule = options.pop("leakage", "sound")
-        policy = CuratePolicy(test, ledger, rng, alpha, sens, d=d, max_order=max_order, beta1=beta1, beta2=beta2,
+        policy = CuratePolicy(test, ledger, rng, scale, d=d, max_order=max_order, beta1=beta1, beta2=beta2,
                               leakage_rule=rule, sampler=sampler)
         if params["curate_sensitivity"] == "paper":
             ledger.void_guarantee(CURATE_PAPER_NOTE)

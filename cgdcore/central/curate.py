@@ -1,12 +1,16 @@
 """Constraint-based CURATE (Bhattacharjee & Tandon 2024, §III-A, Algorithm 1, Lemma 1, OPT (3)).
 
-Per PC order i every CI test releases p + Lap(Δ/ε_i) (a :class:`~cgdcore.privacy.mechanisms.LaplaceMechanism`,
-exact discrete noise by default) and decides with margins β1, β2:
-delete if above T(1+β2), keep if below T(1−β1), otherwise keep with probability ½. The
-per-order budgets come from OPT, solved by SLSQP after every order from the remaining
-budget and the remaining edges e_i, with t_j = e_i·C(d−2, j) tests planned for each order
-j ≥ i (seed_curate.md §1.5–1.6, §7 item 4; our engine tests each (pair, S) once, so the
-bound holds). Only ε_i is used; later entries are a plan re-optimised at the next order.
+Per PC order i every CI test releases its value + Lap(Δ/ε_i) (a
+:class:`~cgdcore.privacy.mechanisms.LaplaceMechanism`, exact discrete noise by default) and decides with
+margins β1, β2: on the paper's p scale, delete if above T(1+β2), keep if below T(1−β1), otherwise keep with
+probability ½; on the z scale (default) the same bands as levels: delete if |z̃ + noise| is at most the
+noise-calibrated critical value (:mod:`cgdcore.central.scale`) of level T(1+β2), keep if above that of level
+T(1−β1), otherwise a coin.
+The per-order budgets come from OPT, solved by SLSQP after every order from the remaining budget; the
+paper plans t_j = e_i·C(d−2, j) tests for each order j ≥ i (seed_curate.md §1.5–1.6, §7 item 4), which on
+Child asks for ~2,500 order-1 tests and leaves each a coin flip; by default the plan uses the bound
+``tests_at_order`` computed from the current graph (a post-processing of released decisions) instead. Only
+ε_i is used; later entries are a plan re-optimised at the next order.
 
 Resolutions taken (seed_curate.md §7):
 * leakage: by default the plan must fit the run's own filter (the ledger's rule evaluated on what was
@@ -15,7 +19,7 @@ Resolutions taken (seed_curate.md §7):
 * monotone ε_j ≥ ε_{j+1}; SLSQP starts from a feasible positive point (item 6);
 * instead of running tests at ε ≈ 0, the run stops (keeping the remaining edges) once the
   planned ε_i falls below a floor: the ε at which the Laplace noise's standard deviation
-  √2·Δ/ε reaches 1, the whole p-value range (item 6);
+  √2·Δ/ε reaches 1, the whole p-value range (item 6), or 10 on the z scale;
 * sensitivity "conservative" (the proven Φ(9/√n) − ½ of the public-normaliser Kendall statistic) by
   default; CURATE's own C/√n (0.3627, the code's value) as "paper" — not a valid worst-case bound,
   so such a run has no guarantee (item 9).
@@ -29,6 +33,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.central.policies import PrivatePolicy, tests_at_order
+from cgdcore.central.scale import critical_value, z_alpha
 from cgdcore.pc import Decision
 from cgdcore.privacy.ledger import Ledger, curate_paper_composition
 from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, LaplaceMechanism
@@ -67,20 +72,23 @@ def keep_probability(f, eps, T, beta1, beta2, sensitivity):
 
 def plan_budgets(capacity: float, e_i: int, i: int, d: int, last: int, *, T: float, beta1: float, beta2: float,
                  sensitivity: float, leak, c1: float = 1.0, c2: float = 1.0, t_now: int | None = None,
-                 floor: float = 0.0) -> np.ndarray:
+                 floor: float = 0.0, t_bounds=None) -> np.ndarray:
     """OPT(ε_Total⁽ⁱ⁾, e_i, i) of eq. (3): per-order ε_i..ε_last minimising objective (2)
     subject to leak(ε, t) ≤ capacity and ε_j ≥ ε_{j+1} ≥ floor (SLSQP).
 
     ``leak(v, t)`` is the total the plan reaches when t_j tests run at v_j for each order j (the
     run's filter, or the paper's per-order form). The horizon is shortened to the orders that can
     each get the floor; later orders are planned at 0 (and re-planned when reached). ``t_now``
-    tightens this order's test count.
+    tightens this order's test count; ``t_bounds(j)``, when given, bounds order j's tests from the current
+    graph (tighter than the paper's e_i·C(d−2, j)).
     """
     from scipy.optimize import minimize
 
     remaining = capacity
     orders = list(range(i, last + 1))
     t = np.array([e_i * comb(max(d - 2, 0), j) for j in orders], dtype=float)
+    if t_bounds is not None:
+        t = np.minimum(t, [t_bounds(j) for j in orders])
     if t_now is not None:
         t[0] = min(t[0], t_now)
     t = np.maximum(t, 1.0)
@@ -129,10 +137,10 @@ class CuratePolicy(PrivatePolicy):
 
     stage = "curate"
 
-    def __init__(self, test, ledger: Ledger, rng, threshold, sensitivity, *, d: int, max_order: int,
+    def __init__(self, test, ledger: Ledger, rng, scale, *, d: int, max_order: int,
                  beta1: float = 0.2, beta2: float = 0.2, c1: float = 1.0, c2: float = 1.0,
                  leakage_rule: str = "sound", sampler: str = DEFAULT_SAMPLER):
-        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
+        super().__init__(test, ledger, rng, scale, sampler)
         if ledger.budget is None:
             raise UserError("curate needs a total budget (--epsilon).")
         if leakage_rule not in LEAKAGE_RULES:
@@ -141,7 +149,9 @@ class CuratePolicy(PrivatePolicy):
         self.max_order = int(max_order)
         self.beta1, self.beta2, self.c1, self.c2 = float(beta1), float(beta2), float(c1), float(c2)
         self.rule = leakage_rule
-        self.floor = math.sqrt(2.0) * self.sensitivity
+        # the noise's sd √2Δ/ε at the floor: 1 (all of [0, 1]) on the p scale, 10 on the z scale
+        self.floor = math.sqrt(2.0) * self.sensitivity / (1.0 if scale.kind == "p" else 10.0)
+        self.line = scale.alpha
         self.eps_i = 0.0
         self.mechanism: LaplaceMechanism | None = None
         self.plans: list[dict] = []
@@ -170,20 +180,28 @@ class CuratePolicy(PrivatePolicy):
         deg = max((len(a) for a in adjacency), default=0)
         last = max(order, min(self.max_order, deg - 1, self.d - 2))
         remaining = self.ledger.remaining()
-        plan = plan_budgets(self.ledger.budget, e_i, order, self.d, last, T=self.threshold, beta1=self.beta1,
+        frozen = [frozenset(a) for a in adjacency]
+        bounds = None if self.rule == "paper" else (lambda j: tests_at_order(frozen, j))
+        plan = plan_budgets(self.ledger.budget, e_i, order, self.d, last,
+                            T=self.threshold if self.scale.kind == "p" else self.scale.z_alpha, beta1=self.beta1,
                             beta2=self.beta2, sensitivity=self.sensitivity, leak=self._leak, c1=self.c1, c2=self.c2,
-                            t_now=tests_at_order(adjacency, order), floor=self.floor)
+                            t_now=tests_at_order(adjacency, order), floor=self.floor, t_bounds=bounds)
         self.eps_i = float(plan[0]) if len(plan) else 0.0
         self.plans.append({"order": order, "remaining": remaining, "edges": e_i,
                            "planned": [float(v) for v in plan], "orders": list(range(order, last + 1))})
         self.mechanism = None
         if self.eps_i < self.floor:
             self._stop(f"CURATE's plan gives order {order} ε={self.eps_i:.3g}, below the floor "
-                       f"{self.floor:.3g} where the noise covers the whole p-value range; the remaining "
-                       "edges were kept")
+                       f"{self.floor:.3g} where the noise swamps the test; the remaining edges were kept")
             return
         self.mechanism = LaplaceMechanism(self.sensitivity, self.eps_i, self.rng, self.ledger, sampler=self.sampler,
-                                          bound=self.P_BOUND, group=f"order {order}")
+                                          bound=self.scale.bound, group=f"order {order}")
+        b = self.mechanism.noise.scale
+        self.line = self.scale.line("laplace", b)
+        if self.scale.kind == "z":  # the paper's margins T(1 ± β) as levels, each calibrated to the noise
+            self.bands = (critical_value(z_alpha(self.threshold * (1 + self.beta2), self.scale.sided), "laplace", b),
+                          critical_value(z_alpha(self.threshold * (1 - self.beta1), self.scale.sided), "laplace", b))
+        self.plans[-1]["line"] = self.line
         if not self.mechanism.affordable():
             self._budget_stop(self.eps_i)
 
@@ -192,15 +210,19 @@ class CuratePolicy(PrivatePolicy):
         if mech is None or not mech.affordable():
             return self._budget_stop(self.eps_i)
         r = self.test(x, y, S)
-        v = mech.release(r.p_value, order=order, what=f"p({x},{y}|{S})")
+        v = mech.release(self.scale.value(r), order=order, what=f"test {x}–{y} | {S}")
         t, _ = self._spent_by_order.get(order, (0, mech.cost))
         self._spent_by_order[order] = (t + 1, mech.cost)
-        T = self.threshold
-        if v.noisy > T * (1 + self.beta2):
+        c = self.line
+        if self.scale.kind == "p":
+            delete, keep = v.noisy > c * (1 + self.beta2), v.noisy < c * (1 - self.beta1)
+        else:
+            delete, keep = abs(v.noisy) <= self.bands[0], abs(v.noisy) > self.bands[1]
+        if delete:
             indep, band = True, "delete"
-        elif v.noisy < T * (1 - self.beta1):
+        elif keep:
             indep, band = False, "keep"
         else:
             indep, band = bool(self.rng.random() < 0.5), "coin"
-        return Decision(indep, r.statistic, r.p_value, v.noise, v.noisy, T, mech.cost, f"curate:{band}", v.released,
+        return Decision(indep, r.statistic, r.p_value, v.noise, v.noisy, c, mech.cost, f"curate:{band}", v.released,
                         v.sensitivity)

@@ -1,11 +1,17 @@
-"""Private CI-decision policies for the one PC engine: Laplace-PC, SVT-PC and Priv-PC.
+"""Private CI-decision policies for the one PC engine: Laplace-PC, Gauss-PC, SVT-PC and Priv-PC.
 
-Each policy noises the p-value of the conditional Kendall test through a measurement of
-:mod:`cgdcore.privacy.mechanisms`, which charges the run's ledger itself; policies never compute a
-cost by hand. "Independent" means the noisy p-value is at or above the threshold, the paper's
-above-threshold convention (seed_privpc.md §0, Definition 4 and §9 item 9). The statistic is the
-Kendall z̃ with a public normaliser (sensitivity 9/√n, proven in
-:func:`cgdcore.citests.sensitivity.kendall_public_z_sensitivity`) unless a run asks for the paper's.
+Each policy noises the conditional Kendall test through a measurement of :mod:`cgdcore.privacy.mechanisms`,
+which charges the run's ledger itself; policies never compute a cost by hand. What is noised and where the
+line is drawn is the run's :class:`~cgdcore.central.scale.DecisionScale`: the statistic z̃ itself with a
+noise-calibrated critical value (default), or the p-value against T as in the papers (their above-threshold
+convention, seed_privpc.md §0, Definition 4 and §9 item 9). The statistic is the Kendall z̃ with a public
+normaliser (sensitivity 9/√n, proven in :func:`cgdcore.citests.sensitivity.kendall_public_z_sensitivity`)
+unless a run asks for the paper's.
+
+Budget planning (Laplace-PC, Gauss-PC) uses only released outputs — the adjacency after the last order — and
+public sizes: before each order, half of what the filter has left (all of it for the last order the degrees
+allow) is planned for the order's ``tests_at_order`` bound of tests; what the order does not use carries
+forward (private_decisions.md §5).
 """
 from __future__ import annotations
 
@@ -17,16 +23,20 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests import make_ci_test
 from cgdcore.pc import Decision
+from cgdcore.central.scale import DecisionScale, critical_value, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
-from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, AboveThreshold, LaplaceMechanism, SieveAndExamine, check_sampler
+from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, GaussianMechanism, LaplaceMechanism,
+                                        SieveAndExamine, check_sampler)
 
 __all__ = [
     "PrivatePolicy",
     "LaplacePolicy",
+    "GaussPolicy",
     "SVTPolicy",
     "PrivPCPolicy",
     "optimal_subsample_ratio",
     "tests_at_order",
+    "order_share",
 ]
 
 _REFUSED = Decision(False, float("nan"), float("nan"), stage="budget")
@@ -41,6 +51,13 @@ def tests_at_order(adjacency, order: int) -> int:
         if k >= order:
             total += len(nb) * comb(k, order)
     return total // 2 if order == 0 else total
+
+
+def order_share(order: int, adjacency, max_order: int) -> float:
+    """The share of the remaining budget planned for ``order``: ½, or all of it when no later order can run
+    (no node keeps more than ``order`` + 1 neighbours, or ``max_order`` is reached)."""
+    deg = max((len(a) for a in adjacency), default=0)
+    return 1.0 if order >= max_order or deg <= order + 1 else 0.5
 
 
 def optimal_subsample_ratio(eps: float, lo: float = 1.0, hi: float = 20.0) -> float:
@@ -62,23 +79,21 @@ def optimal_subsample_ratio(eps: float, lo: float = 1.0, hi: float = 20.0) -> fl
 
 
 class PrivatePolicy:
-    """Shared parts: the full-data Kendall test, the ledger, the RNG, the stop flag."""
+    """Shared parts: the full-data Kendall test, the decision scale, the ledger, the RNG, the stop flag."""
 
     stage = ""
 
-    #: p-values live in [0, 1]: the lattice's clamping range for them
-    P_BOUND = 1.0
-
-    def __init__(self, test, ledger: Ledger, rng: np.random.Generator, threshold: float,
-                 sensitivity: float, sampler: str = DEFAULT_SAMPLER):
+    def __init__(self, test, ledger: Ledger, rng: np.random.Generator, scale: DecisionScale,
+                 sampler: str = DEFAULT_SAMPLER):
         if getattr(test, "name", None) != "kendall":
             raise UserError("private constraint-based algorithms need the 'kendall' CI test "
                             "(χ², G and Fisher-z have unbounded sensitivity).")
         self.test = test
         self.ledger = ledger
         self.rng = rng
-        self.threshold = float(threshold)
-        self.sensitivity = float(sensitivity)
+        self.scale = scale
+        self.threshold = scale.alpha  # T on the p scale
+        self.sensitivity = scale.sensitivity
         self.sampler = check_sampler(sampler)
         self.exhausted = False
         self.stop_reason: str | None = None
@@ -96,50 +111,92 @@ class PrivatePolicy:
     def begin_order(self, order, adjacency):
         self.order = order
 
+    def _noisy_decision(self, r, v, line: float, charged: float, stage: str) -> Decision:
+        return Decision(self.scale.independent(v.noisy, line), r.statistic, r.p_value, v.noise, v.noisy, line,
+                        charged, stage, v.released, v.sensitivity)
 
-class LaplacePolicy(PrivatePolicy):
-    """Laplace-PC: every CI decision releases p + Lap(Δ/ε_l) (Dwork et al. 2006).
 
-    Before each order the budget the filter has left is shared evenly over the orders that can still
-    run (unspent budget carries forward); within order l, ε_l is the largest for which the order's
-    ``tests_at_order`` bound of releases keeps the filter's total within the order's share
-    (:meth:`~cgdcore.privacy.ledger.Ledger.largest_uniform`).
-    """
+class _PlannedPolicy(PrivatePolicy):
+    """A policy that plans one mechanism per order (Laplace-PC, Gauss-PC): ``_plan`` builds it from the order's
+    share of what is left (:func:`order_share`) and the order's bound on its tests."""
 
-    stage = "laplace"
+    noise = ""
 
-    def __init__(self, test, ledger, rng, threshold, sensitivity, *, max_order: int,
-                 sampler: str = DEFAULT_SAMPLER):
-        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
+    def __init__(self, test, ledger, rng, scale, *, max_order: int, sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, scale, sampler)
         if ledger.budget is None:
-            raise UserError("laplace-pc needs a total budget (--epsilon).")
+            raise UserError(f"{self.stage}-pc needs a total budget (--epsilon).")
         self.max_order = int(max_order)
-        self.mechanism: LaplaceMechanism | None = None
+        self.mechanism = None
+        self.line = scale.alpha
         self.plan: list[dict] = []
 
     def begin_order(self, order, adjacency):
         super().begin_order(order, adjacency)
-        deg = max((len(a) for a in adjacency), default=0)
-        last = min(self.max_order, max(deg - 1, order))
-        share = self.ledger.remaining() / max(1, last - order + 1)
-        t = tests_at_order(adjacency, order)
-        eps = self.ledger.largest_uniform(t, self.ledger.used()[0] + share) if share > 0 else 0.0
-        self.plan.append({"order": order, "budget": share, "tests_bound": t, "epsilon_per_test": eps})
-        self.mechanism = None
-        if eps <= 0:
-            self._budget_stop(eps)
+        t = max(tests_at_order(adjacency, order), 1)
+        share = order_share(order, adjacency, self.max_order)
+        self.mechanism = self._plan(share, t, order)
+        if self.mechanism is None:
+            self._budget_stop(0.0)
             return
-        self.mechanism = LaplaceMechanism(self.sensitivity, eps, self.rng, self.ledger, sampler=self.sampler,
-                                          bound=self.P_BOUND, group=f"order {order}")
+        self.line = self.scale.line(self.noise, self.plan[-1]["noise_scale"])
+        self.plan[-1]["line"] = self.line
 
     def decide(self, x, y, S, order):
         mech = self.mechanism
         if mech is None or not mech.affordable():
-            return self._budget_stop(0.0 if mech is None else mech.cost)
+            return self._budget_stop(0.0 if mech is None else getattr(mech, "cost", 0.0))
         r = self.test(x, y, S)
-        v = mech.release(r.p_value, order=order, what=f"p({x},{y}|{S})")
-        return Decision(v.noisy >= self.threshold, r.statistic, r.p_value, v.noise, v.noisy, self.threshold,
-                        mech.cost, self.stage, v.released, v.sensitivity)
+        v = mech.release(self.scale.value(r), order=order, what=f"test {x}–{y} | {S}")
+        return self._noisy_decision(r, v, self.line, self._charged(mech), self.stage)
+
+
+class LaplacePolicy(_PlannedPolicy):
+    """Laplace-PC: every CI decision releases its value + Lap(Δ/ε_l) (Dwork et al. 2006).
+
+    ε_l is the largest for which the order's test bound keeps the advanced (or basic) filter's total within
+    what the order may reach: what was used so far plus its share of what is left.
+    """
+
+    stage = "laplace"
+    noise = "laplace"
+
+    def _plan(self, share, t, order):
+        left = self.ledger.remaining()
+        eps = self.ledger.largest_uniform(t, self.ledger.used()[0] + share * left) if left > 0 else 0.0
+        entry = {"order": order, "budget": share * left, "tests_bound": t, "epsilon_per_test": eps}
+        self.plan.append(entry)
+        if eps <= 0:
+            return None
+        mech = LaplaceMechanism(self.sensitivity, eps, self.rng, self.ledger, sampler=self.sampler,
+                                bound=self.scale.bound, group=f"order {order}")
+        entry["noise_scale"] = mech.noise.scale
+        return mech
+
+    def _charged(self, mech):
+        return mech.cost
+
+
+class GaussPolicy(_PlannedPolicy):
+    """Gauss-PC: every CI decision releases z̃ + discrete Gaussian noise, composed in zCDP (ρ adds up exactly,
+    so k tests cost √k, not k, in ε terms); the order's ρ share is split evenly over its test bound."""
+
+    stage = "gauss"
+    noise = "gaussian"
+
+    def _plan(self, share, t, order):
+        rho = share * self.ledger.rho_left() / t
+        entry = {"order": order, "budget": share * self.ledger.rho_left(), "tests_bound": t, "rho_per_test": rho}
+        self.plan.append(entry)
+        if rho <= 0:
+            return None
+        mech = GaussianMechanism(self.sensitivity, rho, self.rng, self.ledger, bound=self.scale.bound,
+                                 group=f"order {order}")
+        entry["noise_scale"] = mech.scale
+        return mech
+
+    def _charged(self, mech):
+        return mech._epsilon()
 
 
 class SVTPolicy(PrivatePolicy):
@@ -148,24 +205,26 @@ class SVTPolicy(PrivatePolicy):
     Threshold noise 2Δ/ε, query noise 4Δ/ε, a fresh threshold after each "above" (= independent,
     delete) answer (seed_privpc.md §4.1, resolution of §9 item 13: the reference code's 8Δ/ε
     query noise and Gaussian refresh are not used). Each instance costs ε, charged when it opens,
-    so the instance still open when PC ends is paid for.
+    so the instance still open when PC ends is paid for. On the z scale the query is −|z̃| against −c, with
+    c calibrated to the two Laplace noises (as a Gaussian of their variance).
     """
 
     stage = "svt"
 
-    def __init__(self, test, ledger, rng, threshold, sensitivity, *, round_epsilon: float,
-                 sampler: str = DEFAULT_SAMPLER):
-        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
+    def __init__(self, test, ledger, rng, scale, *, round_epsilon: float, sampler: str = DEFAULT_SAMPLER):
+        super().__init__(test, ledger, rng, scale, sampler)
         self.round_epsilon = validate_epsilon(round_epsilon, "the per-round ε")
-        self.svt = AboveThreshold(self.threshold, self.sensitivity, self.round_epsilon, rng, ledger,
-                                  sampler=self.sampler, bound=self.P_BOUND)
+        spread = math.sqrt(2.0 * ((2.0 * self.sensitivity) ** 2 + (4.0 * self.sensitivity) ** 2)) / self.round_epsilon
+        self.line = scale.line("gaussian", spread)
+        self.svt = AboveThreshold(scale.svt_threshold(self.line), self.sensitivity, self.round_epsilon, rng, ledger,
+                                  sampler=self.sampler, bound=scale.bound)
         self.hits = 0
 
     def decide(self, x, y, S, order):
         if not self.svt.is_open and not self.svt.can_open():
             return self._budget_stop(self.svt.cost, "sparse-vector instance")
         r = self.test(x, y, S)
-        ans = self.svt.query(r.p_value, order=order, what=f"p({x},{y}|{S})")
+        ans = self.svt.query(self.scale.score(r), order=order, what=f"test {x}–{y} | {S}")
         self.hits += ans.above
         v = ans.value
         return Decision(ans.above, r.statistic, r.p_value, v.noise, v.noisy, ans.threshold, ans.charged, self.stage,
@@ -175,26 +234,38 @@ class SVTPolicy(PrivatePolicy):
 class PrivPCPolicy(PrivatePolicy):
     """Priv-PC (Wang, Pang & Song 2020), Algorithm 2: one :class:`SieveAndExamine` round after another.
 
-    Sieve: p on the round's m-row sub-sample against T − t; examine: p on the full data against T.
-    Each round costs ε (the sieve's ε/2 charged when the round opens, the examine's on a hit).
-    ``sub_sensitivity`` is the statistic's sensitivity on m rows (9/√m through the p-value for the
-    public-normaliser statistic).
+    Sieve: the round's m-row sub-sample against T − t (on the z scale: −|z̃ₘ| against the critical value of
+    the level T − t, calibrated to the sieve's two Laplace noises); examine: the full data against T (on the z
+    scale: |z̃ + noise| against the critical value calibrated to the examine's Laplace noise). Each round costs
+    ε (the sieve's ε/2 charged when the round opens, the examine's on a hit). ``sub_sensitivity`` is the
+    statistic's sensitivity on m rows (9/√m for the public-normaliser z̃).
     """
 
     stage = "sieve"
 
-    def __init__(self, test, ledger, rng, threshold, sensitivity, *, round_epsilon: float, sub_sensitivity: float,
+    def __init__(self, test, ledger, rng, scale, *, round_epsilon: float, sub_sensitivity: float,
                  tweak: float = 0.02, ratio: float = 1.0, sampler: str = DEFAULT_SAMPLER):
-        super().__init__(test, ledger, rng, threshold, sensitivity, sampler)
+        super().__init__(test, ledger, rng, scale, sampler)
         self.round_epsilon = validate_epsilon(round_epsilon, "the per-round ε")
         self.tweak = float(tweak)
         self._stats = test.stats
         self.n = self._stats.n
         self.m = max(2, min(self.n, int(math.floor(self.n / float(ratio)))))
         self.sub_sensitivity = float(sub_sensitivity)
+        kw = {}
+        if scale.kind == "z":
+            from cgdcore.privacy.mechanisms import sieve_epsilon
+
+            eps_s = sieve_epsilon(self.round_epsilon, self.n, self.m)
+            spread = math.sqrt(2.0 * ((2 * self.sub_sensitivity) ** 2 + (4 * self.sub_sensitivity) ** 2)) / eps_s
+            sieve_line = critical_value(z_alpha(max(scale.alpha - self.tweak, 1e-6), scale.sided), "gaussian", spread)
+            self.line = critical_value(scale.z_alpha, "laplace", 2.0 * self.sensitivity / self.round_epsilon)
+            kw = {"sieve_threshold": -sieve_line, "examine_rule": lambda noisy: abs(noisy) <= self.line}
+        else:
+            self.line = scale.alpha
         self.mechanism = SieveAndExamine(self.threshold, self.tweak, self.n, self.m, self.sensitivity,
                                          self.sub_sensitivity, self.round_epsilon, rng, ledger, sampler=self.sampler,
-                                         bound=self.P_BOUND)
+                                         bound=scale.bound, **kw)
         self._rows = None
         self.sub_test = None
 
@@ -202,25 +273,26 @@ class PrivPCPolicy(PrivatePolicy):
     def rounds(self) -> int:
         return self.mechanism.rounds
 
-    def _sub_p(self, rows, x, y, S) -> float:
+    def _sub_score(self, rows, x, y, S) -> float:
         if rows is not self._rows:  # a new round: its sub-sample's statistics
             sub = self._stats if self.m == self.n else self._stats.subsample(rows)
             self.sub_test = make_ci_test("kendall", sub, sided=self.test.sided,
                                          normaliser=getattr(self.test, "normaliser", "strata"))
             self._rows = rows
         self._sub_result = self.sub_test(x, y, S)
-        return self._sub_result.p_value
+        return self.scale.score(self._sub_result)
 
     def decide(self, x, y, S, order):
         mech = self.mechanism
         if not mech.sieve.is_open and not mech.can_open():
             return self._budget_stop(mech.cost, "sieve-and-examine round (sieve ε/2 + examine ε/2)")
         full = self.test(x, y, S)
-        stage, indep, ans, ex, charged = mech.query(lambda rows: self._sub_p(rows, x, y, S), lambda: full.p_value,
-                                                    order=order, what=f"p({x},{y}|{S})")
+        stage, indep, ans, ex, charged = mech.query(lambda rows: self._sub_score(rows, x, y, S),
+                                                    lambda: self.scale.value(full), order=order,
+                                                    what=f"test {x}–{y} | {S}")
         if ex is None:
             v = ans.value
             return Decision(False, self._sub_result.statistic, full.p_value, v.noise, v.noisy, ans.threshold, charged,
                             stage, v.released, v.sensitivity)
-        return Decision(indep, full.statistic, full.p_value, ex.noise, ex.noisy, self.threshold, charged, stage,
+        return Decision(indep, full.statistic, full.p_value, ex.noise, ex.noisy, self.line, charged, stage,
                         ex.released, ex.sensitivity)

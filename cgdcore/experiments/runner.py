@@ -63,7 +63,7 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
         kw["epsilon"] = cfg.epsilon
         from cgdcore.discover import ROUND_ALGORITHMS
 
-        if spec.algo in ROUND_ALGORITHMS:
+        if spec.algo in ROUND_ALGORITHMS and cfg.round_share is not None:
             kw["round_epsilon"] = cfg.epsilon * cfg.round_share
         if spec.algo == "fhe-pc":
             opts.setdefault("dp", "once")
@@ -74,7 +74,7 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
 
 
 #: sweep option -> discover CLI flag (options without a flag make a row reproducible from Python only)
-_FLAGS = {"statistic": "--statistic", "c1": "--c1", "composition": "--composition", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
+_FLAGS = {"statistic": "--statistic", "c1": "--c1", "composition": "--composition", "scale": "--scale", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
           "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
           "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
           "clip": "--clip", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",

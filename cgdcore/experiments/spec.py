@@ -8,7 +8,8 @@ Algorithm labels name a ``discover`` algorithm, optionally with options in brack
   as its per-round ε and is uncapped (``epsilon_kind = round``); every other private algorithm
   takes ε as its total budget (``total``); local mechanisms take it as the per-record ε (``local``).
 - ``total`` (fixed-budget comparisons, e.g. CURATE's ε_Total ∈ {0.1, 5, 10}): ε is a hard cap for
-  every algorithm; the sparse-vector family runs rounds of ``round_share``·ε until the cap.
+  every algorithm; the sparse-vector family runs rounds of ``round_share``·ε until the cap, or, by
+  default (``round_share`` None), rounds of the largest ε its filter admits C(d, 2) times within the cap.
 
 Seeds: ``SeedSequence(seed).spawn(R)`` over the runs in canonical order (dataset, n, algorithm,
 ε, rep); each run's integer seed is drawn from its child, recorded in the table, and passing it to
@@ -36,7 +37,7 @@ _OPTION_TYPES = {"subsample_ratio": float, "tweak": float, "c1": float, "beta1":
                  "iterations": int, "lambda1": float, "w_threshold": float, "clip": float, "lr": float,
                  "outer": int, "eps0": float, "ratio": float, "owners": int, "mode": str, "dp": str,
                  "split": str, "ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int,
-                 "sampler": str, "statistic": str, "composition": str}
+                 "sampler": str, "statistic": str, "composition": str, "scale": str}
 _LDP_OPTIONS = ("debias", "calibration", "n_boot", "bins")
 
 
@@ -158,7 +159,7 @@ class RunConfig:
     variant: str = "stable"
     alpha: float | None = None
     max_order: int | None = None
-    round_share: float = 0.1
+    round_share: float | None = None
 
     @property
     def key(self) -> tuple:
@@ -182,7 +183,7 @@ class SweepSpec:
     variant: str = "stable"
     alpha: float | None = None
     max_order: int | None = None
-    round_share: float = 0.1
+    round_share: float | None = None
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -220,7 +221,7 @@ class SweepSpec:
             raise UserError(f"reps must be a whole number from 1 to 1000; got {self.reps!r}.")
         if self.budget not in BUDGET_MODES:
             raise UserError(f"budget must be one of {', '.join(BUDGET_MODES)}; got {self.budget!r}.")
-        if not (0 < self.round_share <= 1):
+        if self.round_share is not None and not (0 < self.round_share <= 1):
             raise UserError(f"round_share must be in (0, 1]; got {self.round_share!r}.")
         if self.variant not in ("stable", "original"):
             raise UserError(f"variant must be 'stable' or 'original'; got {self.variant!r}.")

@@ -274,22 +274,27 @@ class SieveAndExamine:
     """Priv-PC (Wang, Pang & Song 2020) Algorithm 1, one round after another, ε per round.
 
     Sieve: on a fresh uniform sub-sample of m of the n rows (drawn when a round opens), AboveThreshold
-    with ε' = ln((n/m)(e^{ε/2} − 1) + 1) and sub-sample sensitivity ``sens_sub`` against T − t; its
-    instance costs ε/2 after amplification and is charged when the round opens. Examine: on the first
-    sieve hit, the full-data value + Lap(2Δ/ε) against T, charged ε/2 then; the round ends either way
-    (the reference code's refresh semantics, which the proof needs; seed_privpc.md §2).
+    with ε' = ln((n/m)(e^{ε/2} − 1) + 1) and sub-sample sensitivity ``sens_sub`` against T − t (or
+    ``sieve_threshold``); its instance costs ε/2 after amplification and is charged when the round opens.
+    Examine: on the first sieve hit, the full-data value + Lap(2Δ/ε), decided by ``examine_rule`` (default:
+    at or above T), charged ε/2 then; the round ends either way (the reference code's refresh semantics,
+    which the proof needs; seed_privpc.md §2).
     """
 
     def __init__(self, threshold: float, tweak: float, n: int, m: int, sens_full: float, sens_sub: float,
                  epsilon: float, rng: np.random.Generator, ledger: Ledger | None, *,
-                 sampler: str = DEFAULT_SAMPLER, bound: float = 1.0):
+                 sampler: str = DEFAULT_SAMPLER, bound: float = 1.0, sieve_threshold: float | None = None,
+                 examine_rule: Callable[[float], bool] | None = None):
         self.epsilon = validate_epsilon(epsilon)
         if not 1 <= m <= n:
             raise ValueError(f"sub-sample size m must be in [1, n]; got m={m}, n={n}")
         self.n, self.m, self.rng = int(n), int(m), rng
         self.threshold = float(threshold)
+        #: the examine's decision from its noisy value (default: at or above the un-tweaked threshold)
+        self.examine_rule = examine_rule or (lambda noisy: noisy >= self.threshold)
         self.eps_sieve = sieve_epsilon(self.epsilon, self.n, self.m)
-        self.sieve = AboveThreshold(self.threshold - tweak, sens_sub, self.eps_sieve, rng, ledger, sampler=sampler,
+        at = self.threshold - tweak if sieve_threshold is None else float(sieve_threshold)
+        self.sieve = AboveThreshold(at, sens_sub, self.eps_sieve, rng, ledger, sampler=sampler,
                                     bound=bound, rate=self.m / self.n, mechanism="sieve (sub-sampled AboveThreshold)",
                                     group="sieve")
         self.examine = LaplaceMechanism(sens_full, self.epsilon / 2.0, rng, ledger, sampler=sampler, bound=bound,
@@ -321,7 +326,7 @@ class SieveAndExamine:
             return "sieve", False, ans, None, charged
         self.rounds += 1
         ex = self.examine.release(full_value(), order=order, what=f"examine {what}")
-        return "examine", bool(ex.noisy >= self.threshold), ans, ex, charged + self.examine.cost
+        return "examine", bool(self.examine_rule(ex.noisy)), ans, ex, charged + self.examine.cost
 
 
 class ExponentialMechanism:

@@ -1,0 +1,105 @@
+"""Where a private CI decision puts its noise, and where it draws the line.
+
+Two scales (``SCALES``):
+
+* ``"z"`` (default): the released value is the Kendall statistic z̃ itself (public normaliser, sensitivity
+  9/√n, clipped to ±``Z_BOUND``, which changes no decision). A test says "independent" when the noisy |z̃| is
+  at most a critical value c. Noise widens the null distribution — z̃ + N(0, σ²) is N(0, ≤ 1 + σ²) under
+  independence — so c is *calibrated to the noise*: the value at which the noisy test declares a truly
+  independent pair dependent no more often than the exact test at level α does (``critical_value``). Strong
+  dependence keeps its whole margin, which the p-value scale squashes into [0, α] (private_decisions.md §1).
+* ``"p"`` ("as in paper"): the released value is the one-sided p-value (sensitivity Φ(Δz) − ½), compared with
+  the threshold T = α, as Priv-PC and CURATE do.
+
+The critical value is computed from public quantities only (α, the noise scale), so choosing it is
+post-processing.
+"""
+from __future__ import annotations
+
+import math
+
+from cgdcore import UserError
+
+__all__ = ["SCALES", "Z_BOUND", "DecisionScale", "z_alpha", "critical_value"]
+
+SCALES = ("z", "p")
+#: |z̃| beyond this is clipped before release: no decision changes (every critical value here is far below it).
+Z_BOUND = 64.0
+
+
+def z_alpha(alpha: float, sided: str = "one") -> float:
+    """The |z| at which the exact test's p-value equals α: Φ⁻¹(1 − α) one-sided, Φ⁻¹(1 − α/2) two-sided."""
+    from scipy.stats import norm
+
+    return float(norm.isf(alpha if sided == "one" else alpha / 2.0))
+
+
+def _laplace_tail(c: float, b: float) -> float:
+    """P(Z + L > c) for Z ~ N(0, 1), L ~ Laplace(b), c ≥ 0 (the normal–Laplace convolution, in log space)."""
+    from scipy.special import log_ndtr
+
+    t1 = math.exp(log_ndtr(-c))
+    a = 1.0 / b
+    # ½ e^{a²/2 − a c} Φ(c − a) and ½ e^{a²/2 + a c} Φ(−c − a)
+    t2 = 0.5 * math.exp(0.5 * a * a - a * c + log_ndtr(c - a))
+    t3 = 0.5 * math.exp(0.5 * a * a + a * c + log_ndtr(-c - a))
+    return min(1.0, max(0.0, t1 + t2 - t3))
+
+
+def critical_value(z_a: float, noise: str, scale: float) -> float:
+    """c with P(|Z + N| > c) = P(|Z| > z_a) for Z ~ N(0, 1) and independent noise N of the given kind and scale
+    ("gaussian": σ; "laplace": b; "none"), so the noisy test keeps the exact test's false-dependence rate.
+    (z̃ has variance ≤ 1 under independence, so the rate is at most that.)"""
+    if noise == "none" or scale <= 0:
+        return z_a
+    if noise == "gaussian":
+        return z_a * math.sqrt(1.0 + scale * scale)
+    if noise != "laplace":
+        raise ValueError(f"unknown noise kind {noise!r}")
+    if scale < 0.05:  # the convolution's tail formula cancels badly; a variance-matched Gaussian is within 0.1 %
+        return z_a * math.sqrt(1.0 + 2.0 * scale * scale)
+    from scipy.optimize import brentq
+
+    target = math.erfc(z_a / math.sqrt(2.0)) / 2.0  # P(Z > z_a)
+    hi = z_a + 40.0 * scale + 10.0
+    return float(brentq(lambda c: _laplace_tail(c, scale) - target, z_a, hi, xtol=1e-10))
+
+
+class DecisionScale:
+    """The scale of one run: what is noised, its sensitivity and bound, and how a noisy value decides."""
+
+    def __init__(self, kind: str, alpha: float, sided: str, z_sensitivity: float, p_sensitivity: float):
+        if kind not in SCALES:
+            raise UserError(f"the decision scale must be 'z' (the statistic, default) or 'p' (the p-value, as in "
+                            f"the papers); got {kind!r}.")
+        self.kind = kind
+        self.alpha = float(alpha)
+        self.sided = sided
+        self.z_alpha = z_alpha(alpha, sided)
+        self.sensitivity = float(z_sensitivity if kind == "z" else p_sensitivity)
+        self.bound = Z_BOUND if kind == "z" else 1.0
+
+    def value(self, result) -> float:
+        """What a Laplace or Gaussian mechanism releases: the clipped signed z̃, or the p-value."""
+        if self.kind == "p":
+            return float(result.p_value)
+        return max(-Z_BOUND, min(Z_BOUND, float(result.statistic)))
+
+    def score(self, result) -> float:
+        """What a sparse-vector query releases ("above" = independent): −|z̃| (clipped), or the p-value."""
+        if self.kind == "p":
+            return float(result.p_value)
+        return -min(Z_BOUND, abs(float(result.statistic)))
+
+    def line(self, noise: str = "none", scale: float = 0.0) -> float:
+        """The value a noisy release is compared with: the noise-calibrated critical value c on the z scale,
+        T = α on the p scale."""
+        return critical_value(self.z_alpha, noise, scale) if self.kind == "z" else self.alpha
+
+    def independent(self, noisy: float, line: float) -> bool:
+        """The decision from a noisy Laplace/Gaussian release: |z̃ + noise| ≤ c, or p + noise ≥ T."""
+        return abs(noisy) <= line if self.kind == "z" else noisy >= line
+
+    def svt_threshold(self, line: float) -> float:
+        """A sparse-vector threshold for :meth:`score`: −c on the z scale, T on the p scale."""
+        return -line if self.kind == "z" else line
