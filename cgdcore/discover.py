@@ -141,6 +141,7 @@ class Discovery:
             "tests_per_order": list(res.tests_per_order),
             "stopped_early": res.stopped_early,
             "stop_reason": res.stop_reason,
+            "learned_nothing": self.privacy is not None and learned_nothing(res) is not None,
             "notes": list(self.notes),
             "seconds": round(self.seconds, 6),
             **({"fhe": self.extras["fhe_summary"]} if "fhe_summary" in self.extras else {}),
@@ -376,9 +377,25 @@ def discover(
         privacy.update(info)
         extras["ledger"] = ledger
         extras["policy"] = policy
+        nothing = learned_nothing(result)
+        if nothing:
+            notes.append(nothing)
     return _with_release(Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
                                    seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
                                    extras=extras), release)
+
+
+def learned_nothing(result) -> str | None:
+    """A sentence when a private run's graph is the every-pair baseline (no edge removed), so its F1 is not earned:
+    the budget ran out before the first deletion, or the noise hid every independence."""
+    d = result.skeleton.shape[0]
+    if int(result.skeleton.sum()) // 2 < d * (d - 1) // 2:
+        return None
+    why = ("it stopped before its first test" if result.n_ci_tests == 0 else
+           f"{'the budget ran out' if result.stopped_early else 'the noise hid every independence'} before a single "
+           "edge was removed")
+    return (f"this run learned nothing: {why}, so its graph links every pair — the every-pair baseline, not a "
+            "result of the data")
 
 
 _LDP_KEYS = {"mechanism", "epsilon", "p_max", "seed", "bins", "log", "split", "debias", "calibration", "n_boot"}

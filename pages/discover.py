@@ -282,6 +282,9 @@ if pv and "statement" not in pv:  # encrypted without differential privacy: noth
 if pv:
     guarantee_metrics(pv)
     guarantee_message(pv, res.dataset.n)
+    for note in res.notes:
+        if note.startswith("this run learned nothing"):
+            st.warning(note[0].upper() + note[1:] + ".", icon=":material/block:")
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
     diag = res.diagnostics()

@@ -204,6 +204,13 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         ratio = options.pop("subsample_ratio", None)
         if ratio is not None and not (1.0 <= float(ratio) <= 20.0):
             raise UserError(f"the sub-sampling ratio n/m must be between 1 and 20; got {ratio!r}.")
+        if ratio is None and scale_kind == "z":
+            # on the z scale a sub-sample of m rows shrinks every dependence's z by sqrt(m/n) while its noise is set
+            # by ε' = ln(1 + (n/m)(e^{ε/2} − 1)): the sieve's signal-to-noise, ∝ m·ε', falls with n/m, so no
+            # sub-sampling (n/m = 1) is optimal there; the paper's optimum is for the p-value scale
+            ratio = 1.0
+            notes.append("sub-sampling ratio n/m = 1: on the z scale a sub-sample costs the sieve more signal than "
+                         "amplification gains")
         if ratio is None:
             # the sub-sample's sensitivity must stay usable: cap n/m accordingly
             hi = max(1.0, min(20.0, 0.99 * n / min_rows(const, sided)))

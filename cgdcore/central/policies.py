@@ -23,7 +23,7 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests import make_ci_test
 from cgdcore.pc import Decision
-from cgdcore.central.scale import DecisionScale, critical_value, z_alpha
+from cgdcore.central.scale import MAX_NOISE_SD, DecisionScale, critical_value, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, GaussianMechanism, LaplaceMechanism,
                                         SieveAndExamine, check_sampler)
@@ -116,6 +116,7 @@ class PrivatePolicy:
                         charged, stage, v.released, v.sensitivity)
 
 
+
 class _PlannedPolicy(PrivatePolicy):
     """A policy that plans one mechanism per order (Laplace-PC, Gauss-PC): ``_plan`` builds it from the order's
     share of what is left (:func:`order_share`) and the order's bound on its tests."""
@@ -139,7 +140,15 @@ class _PlannedPolicy(PrivatePolicy):
         if self.mechanism is None:
             self._budget_stop(0.0)
             return
-        self.line = self.scale.line(self.noise, self.plan[-1]["noise_scale"])
+        scale = self.plan[-1]["noise_scale"]
+        sd = scale * (math.sqrt(2.0) if self.noise == "laplace" else 1.0)
+        if self.scale.kind == "z" and sd > MAX_NOISE_SD:
+            self.mechanism = None
+            self._stop(f"order {order}'s share of the budget buys noise of s.d. {sd:.3g} on the z scale for its "
+                       f"{t:,} tests (at most {MAX_NOISE_SD:g}): such tests would call almost every pair independent, "
+                       "so the run stopped and kept the untested edges")
+            return
+        self.line = self.scale.line(self.noise, scale)
         self.plan[-1]["line"] = self.line
 
     def decide(self, x, y, S, order):
@@ -258,8 +267,9 @@ class PrivPCPolicy(PrivatePolicy):
 
             eps_s = sieve_epsilon(self.round_epsilon, self.n, self.m)
             spread = math.sqrt(2.0 * ((2 * self.sub_sensitivity) ** 2 + (4 * self.sub_sensitivity) ** 2)) / eps_s
-            sieve_line = critical_value(z_alpha(max(scale.alpha - self.tweak, 1e-6), scale.sided), "gaussian", spread)
-            self.line = critical_value(scale.z_alpha, "laplace", 2.0 * self.sensitivity / self.round_epsilon)
+            sieve_line = critical_value(z_alpha(max(scale.alpha - self.tweak, 1e-6), scale.sided), "gaussian",
+                                        min(spread, MAX_NOISE_SD))
+            self.line = scale.line("laplace", 2.0 * self.sensitivity / self.round_epsilon)
             kw = {"sieve_threshold": -sieve_line, "examine_rule": lambda noisy: abs(noisy) <= self.line}
         else:
             self.line = scale.alpha

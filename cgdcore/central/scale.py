@@ -20,11 +20,14 @@ import math
 
 from cgdcore import UserError
 
-__all__ = ["SCALES", "Z_BOUND", "DecisionScale", "z_alpha", "critical_value"]
+__all__ = ["SCALES", "Z_BOUND", "MAX_NOISE_SD", "DecisionScale", "z_alpha", "critical_value"]
 
 SCALES = ("z", "p")
 #: |z̃| beyond this is clipped before release: no decision changes (every critical value here is far below it).
 Z_BOUND = 64.0
+#: The noise standard deviation (z units) up to which critical values follow the noise (``DecisionScale.line``);
+#: planned algorithms do not run an order whose noise would exceed it (cgdcore.central.policies).
+MAX_NOISE_SD = 10.0
 
 
 def z_alpha(alpha: float, sided: str = "one") -> float:
@@ -93,8 +96,13 @@ class DecisionScale:
 
     def line(self, noise: str = "none", scale: float = 0.0) -> float:
         """The value a noisy release is compared with: the noise-calibrated critical value c on the z scale,
-        T = α on the p scale."""
-        return critical_value(self.z_alpha, noise, scale) if self.kind == "z" else self.alpha
+        T = α on the p scale. The calibration follows the noise up to a standard deviation of ``MAX_NOISE_SD``
+        only: beyond it, a line that keeps pace would call almost every pair independent and empty the graph,
+        so the line stops rising and a noisier test keeps edges instead."""
+        if self.kind == "p":
+            return self.alpha
+        sd_per_unit = math.sqrt(2.0) if noise == "laplace" else 1.0
+        return critical_value(self.z_alpha, noise, min(scale, MAX_NOISE_SD / sd_per_unit))
 
     def independent(self, noisy: float, line: float) -> bool:
         """The decision from a noisy Laplace/Gaussian release: |z̃ + noise| ≤ c, or p + noise ≥ T."""
