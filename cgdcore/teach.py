@@ -166,3 +166,33 @@ def floating_point_leak(samples: int, scale: float, rng: np.random.Generator) ->
     return {"plain": plain, "snapping": snap, "support": support, "max_log_ratio": max(ratios),
             "epsilon": 1.0 / scale, "snapping_epsilon": snapping_epsilon(1.0, scale, bound), "grid": big,
             "bound": bound, "window": window, "discrete": discrete}
+
+
+def scale_comparison(dataset, epsilons=(1.0, 3.0, 10.0), algos=("laplace-pc", "svt-pc"), seeds=range(3)) -> list[dict]:
+    """Skeleton F1 of the same algorithms at the same total ε with decisions on the p-value scale (as in the papers)
+    and on the statistic's own z scale: one row per (algorithm, scale, ε), mean over ``seeds`` (fixed, so the lesson
+    reproduces)."""
+    import statistics
+
+    from cgdcore.discover import discover
+
+    rows = []
+    for algo in algos:
+        for scale in ("p", "z"):
+            for eps in epsilons:
+                f1 = [discover(dataset, algo=algo, epsilon=eps, seed=s, options={"scale": scale}).metrics["skeleton_f1"]
+                      for s in seeds]
+                rows.append({"algorithm": algo, "scale": scale, "epsilon": eps, "skeleton_f1": statistics.mean(f1)})
+    return rows
+
+
+def p_and_z_margins(z_values=(2.0, 5.0, 20.0), alpha: float = 0.05) -> list[dict]:
+    """How far a test with statistic z sits from the decision line on each scale: on the p scale the margin
+    α − p(z) can never exceed α; on the z scale it is |z| − z_α and grows with the evidence."""
+    from cgdcore.central.scale import z_alpha
+    from cgdcore.citests import normal_p_value
+
+    za = z_alpha(alpha, "one")
+    return [{"z": z, "p (one-sided)": normal_p_value(z, "one"), "margin on the p scale": alpha - normal_p_value(z, "one"),
+             "margin on the z scale": abs(z) - za} for z in z_values]
+

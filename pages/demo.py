@@ -173,10 +173,10 @@ else:
     st.plotly_chart(fig, width="stretch", key="dfig")
     st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy (Kendall's "
                "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records). Every "
-               "private method guarantees the ε on the x-axis: Priv-PC runs rounds of 0.1·ε and stops when the "
-               "budget is used up, which is why it stays low here while 'ε = 1 per round' in the first scenario "
-               "reaches PC's F1 — with no budget at all, so that it can promise only an enormous ε. The Trade-off "
-               "page runs bigger sweeps.")
+               "private method guarantees the ε on the x-axis (Priv-PC plays rounds of the largest ε its filter "
+               "admits once per pair of variables; its decisions, like CURATE's, are made on the statistic's own "
+               "scale with a line calibrated to the noise). The Trade-off page runs bigger sweeps, including the "
+               "papers' own settings.")
 
 if not present:
     st.caption("Every number above comes from runs made now, on this machine, with the settings shown.")

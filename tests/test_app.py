@@ -315,7 +315,7 @@ def test_learn_page_examples_run_and_respond():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     tabs = [t.label for t in at.tabs]
-    assert tabs[0] == "1 · PC step by step" and len(tabs) == 9
+    assert tabs[0] == "1 · PC step by step" and len(tabs) == 10
     at.select_slider(key="lstage").set_value(1).run()     # after order 0
     assert not at.exception, [e.message for e in at.exception]
     assert any("Order 0" in m.value for m in at.markdown)
