@@ -105,10 +105,19 @@ with checked_url_settings(), st.sidebar:
                                  **URL)
         noise_seed, noise_draw = noise_seed_input("nseed", default_fixed="nseed" in st.query_params)
         with st.expander("Algorithm options"):
-            algo_opts["composition"] = st.radio(
-                "Composition rule of the budget filter", ["advanced", "basic"], key="comp", horizontal=True,
-                help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
-                     "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0.", **URL)
+            if algo != "gauss-pc":
+                algo_opts["composition"] = st.radio(
+                    "Composition rule of the budget filter", ["advanced", "basic"], key="comp", horizontal=True,
+                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
+                         "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC composes in "
+                         "zCDP.)", **URL)
+            if algo not in ("em-pc", "gauss-pc"):
+                algo_opts["scale"] = st.radio(
+                    "Decision scale", ["z", "p"], key="scale", horizontal=True,
+                    help="z: noise the statistic itself and compare |z + noise| with a line calibrated to the noise "
+                         "(strong evidence keeps its margin). p: noise the p-value and compare it with α, as in the "
+                         "papers — every strong dependence is squashed into [0, α], so the noise flips far more "
+                         "decisions (Learn, lesson 10).", **URL)
             if algo != "em-pc":
                 statistic = st.radio(
                     "Kendall statistic", ["sound", "paper"], key="stat", horizontal=True,
@@ -136,7 +145,7 @@ with checked_url_settings(), st.sidebar:
                 beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                              format="%g", key="beta", **URL))
                 algo_opts["beta1"] = algo_opts["beta2"] = beta
-            if algo != "em-pc":
+            if algo not in ("em-pc", "gauss-pc"):
                 algo_opts["sampler"] = st.radio(
                     "Noise sampler", ["discrete", "plain"], key="sampler", horizontal=True,
                     help="discrete: exact discrete Laplace noise on a fine power-of-two lattice (Canonne, Kamath & "

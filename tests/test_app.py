@@ -75,7 +75,7 @@ def test_query_params_seed_the_widgets():
     assert at.session_state["discovery"].params["alpha"] == 0.01
 
 
-@pytest.mark.parametrize("algo", ["laplace-pc", "svt-pc", "priv-pc", "em-pc", "curate"])
+@pytest.mark.parametrize("algo", ["laplace-pc", "gauss-pc", "svt-pc", "priv-pc", "em-pc", "curate"])
 def test_private_algorithms_run_and_show_the_ledger(algo):
     at = app(timeout=120)
     at.query_params["algo"] = algo
