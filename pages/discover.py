@@ -342,14 +342,19 @@ if pv:
         accounting_table(pv["accounting"], "ledger")
         st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
         if pv.get("plan"):
-            st.caption("Laplace-PC's split: before each order the budget left is divided evenly over the orders "
-                       "that can still run; within the order, ε per test is the largest for which the order's "
-                       "upper bound on tests fits that share under min(basic, advanced composition).")
+            per = "ρ per test" if algo == "gauss-pc" else "ε per test"
+            st.caption("The plan, order by order: half of what the filter has left (all of it for the last order the "
+                       "degrees allow) for the order's upper bound on tests, evenly per test; what an order does not "
+                       "use carries forward. The line is the critical value the noisy |z| is compared with, "
+                       "calibrated to that order's noise" + (" (Gauss-PC: budgets in zCDP's ρ)." if algo == "gauss-pc"
+                                                              else "."))
             st.dataframe([{"order": p["order"], "budget for the order": p["budget"],
-                           "tests (upper bound)": p["tests_bound"], "ε per test": p["epsilon_per_test"]}
+                           "tests (upper bound)": p["tests_bound"],
+                           per: p.get("rho_per_test", p.get("epsilon_per_test")),
+                           "noise scale": p.get("noise_scale"), "line": p.get("line")}
                           for p in pv["plan"]], hide_index=True,
                          column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                        for c in ("budget for the order", "ε per test")})
+                                        for c in ("budget for the order", per, "noise scale", "line")})
         labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
                   "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
                   "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ (p-value units)",
