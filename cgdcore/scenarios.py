@@ -40,7 +40,7 @@ class Scenario:
 
 SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
     Scenario("epsilon-cost", "What does ε = 1 cost on Sachs?",
-             "How much of the true network does private discovery recover, and what does a run really spend?", {"dataset": "sachs", "n": 100_000, "epsilon": 1.0, "seed": 0},
+             "How much of the true network does private discovery recover, and what can a run really promise?", {"dataset": "sachs", "n": 100_000, "epsilon": 1.0, "seed": 0},
              "What does ε = {epsilon:g} cost on {Dataset}?"),
     Scenario("local-vs-central", "Local vs central privacy on the same data",
              "Same data, same total ε: a trusted curator adding noise to test results (central) against every "

@@ -193,6 +193,6 @@ def p_and_z_margins(z_values=(2.0, 5.0, 20.0), alpha: float = 0.05) -> list[dict
     from cgdcore.citests import normal_p_value
 
     za = z_alpha(alpha, "one")
-    return [{"z": z, "p (one-sided)": normal_p_value(z, "one"), "margin on the p scale": alpha - normal_p_value(z, "one"),
-             "margin on the z scale": abs(z) - za} for z in z_values]
+    return [{"z": z, "p": normal_p_value(z, "one"), "p margin": alpha - normal_p_value(z, "one"),
+             "z margin": abs(z) - za} for z in z_values]
 

@@ -331,15 +331,16 @@ def noise_in_floating_point():
 
 
 def why_the_p_value_wastes_budget():
-    c1, c2 = st.columns([1, 2])
+    c1, c2 = st.columns([1.3, 2])
     rows = teach.p_and_z_margins()
     c1.markdown("A private test adds noise to a number and compares it with a line. On the **p-value** scale "
                 "(the papers) every strong dependence is squashed into [0, α]: a test with z = 20 is as close to "
                 "the line as one with z = 2, so a little noise can flip both. On the **z** scale the margin grows "
                 "with the evidence, and the noise only has to be small next to it.")
-    c1.dataframe(rows, hide_index=True, column_config={k: st.column_config.NumberColumn(format="%.3g")
-                                                       for k in ("p (one-sided)", "margin on the p scale",
-                                                                 "margin on the z scale")})
+    c1.dataframe(rows, hide_index=True, width="stretch",
+                 column_config={k: st.column_config.NumberColumn(format="%.3g") for k in ("p", "p margin", "z margin")})
+    c1.caption("Margin = distance from the decision line at α = 0.05 (one-sided p): α − p on the p scale, "
+               "|z| − z_α on the z scale.")
     with user_errors():
         ds = load_dataset("sachs", 100_000, 0)
         comp = run_cached(("learn-scale",), teach.scale_comparison, ds)
