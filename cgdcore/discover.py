@@ -22,8 +22,8 @@ from .graph import edge_list
 ALGORITHMS: dict[str, str] = {
     "pc": "PC (non-private): every CI decision is the plain test p ≥ α",
     "laplace-pc": "Laplace-PC: every CI decision noised with Laplace; the total ε is split across PC orders",
-    "gauss-pc": "Gauss-PC: every CI statistic noised with a (discrete) Gaussian, composed in zCDP so k tests cost "
-                "√k; the total ε is planned order by order",
+    "gauss-pc": "Gauss-PC: one release per edge and order — the smallest |z| over its candidate separating sets plus "
+                "a (discrete) Gaussian — composed in zCDP so k releases cost √k; the total ε is planned order by order",
     "svt-pc": "SVT-PC: textbook sparse vector (AboveThreshold) over all CI tests; ε per deleted edge",
     "priv-pc": "Priv-PC (Wang et al. 2020): sieve on a sub-sample, examine on the full data; ε per round",
     "em-pc": "EM-PC (Xu et al. 2017): per node and order, the exponential mechanism picks how many and which "

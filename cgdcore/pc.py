@@ -87,6 +87,9 @@ class CIPolicy(Protocol):
     A policy may instead decide a whole node at a time (EM-PC): ``decide_node(x, order,
     candidates)`` gets ``[(y, [S, ...]), ...]`` for every neighbour y of x and returns
     ``(deletions, records)`` with deletions ``[(y, S), ...]`` and the trace rows it made.
+    Or a whole edge at a time (Gauss-PC): ``decide_edge(x, y, sets, order)`` gets every candidate
+    separating set of the level (those of adj(x)\\{y}, then those of adj(y)\\{x}) and returns
+    ``(decision, S)``, S the separating set when the decision is "independent".
     """
 
     def decide(self, x: int, y: int, S: tuple[int, ...], order: int) -> Decision: ...
@@ -227,6 +230,7 @@ def skeleton_search(
     budgeted = hasattr(policy, "exhausted")
     decide = getattr(policy, "decide", None)
     node_wise = getattr(policy, "decide_node", None)
+    edge_wise = getattr(policy, "decide_edge", None)
     # a deterministic policy may answer a whole (x, y) at once; only used without a trace
     batch = getattr(policy, "first_separating", None) if not record_trace else None
     order = 0
@@ -247,6 +251,14 @@ def skeleton_search(
         if node_wise is not None:
             count, stopped, reason = _node_wise_level(d, policy, node_wise, nbrs, sepsets, trace, order,
                                                       variant, record_trace, budgeted)
+            per_order.append(count)
+            if stopped:
+                break
+            order += 1
+            continue
+        if edge_wise is not None:
+            count, stopped, reason = _edge_wise_level(d, policy, edge_wise, nbrs, sepsets, trace, order, variant,
+                                                      record_trace, budgeted)
             per_order.append(count)
             if stopped:
                 break
@@ -346,6 +358,37 @@ def _node_wise_level(d, policy, decide_node, nbrs, sepsets, trace, order, varian
             nbrs[x].discard(y)
             nbrs[y].discard(x)
             sepsets[(min(x, y), max(x, y))] = tuple(S)
+    return count, False, None
+
+
+def _edge_wise_level(d, policy, decide_edge, nbrs, sepsets, trace, order, variant, record_trace, budgeted):
+    """One skeleton level for a policy that decides per edge from all its candidate sets (Gauss-PC): each
+    pair {x, y} with x < y is asked once, with the order-sized subsets of adj(x)\\{y} and then of adj(y)\\{x}."""
+    frozen = [sorted(a) for a in nbrs] if variant == "stable" else None
+    count = 0
+    for x in range(d):
+        for y in (frozen[x] if frozen is not None else sorted(nbrs[x])):
+            if y <= x or y not in nbrs[x]:
+                continue
+            sets: dict[tuple[int, ...], None] = {}
+            for a, b in ((x, y), (y, x)):
+                cand = [k for k in (frozen[a] if frozen is not None else sorted(nbrs[a])) if k != b]
+                sets.update(dict.fromkeys(itertools.combinations(cand, order)))
+            if not sets:
+                continue
+            why = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+            if budgeted and policy.exhausted:
+                return count, True, why
+            dec, S = decide_edge(x, y, list(sets), order)
+            if budgeted and policy.exhausted:  # the policy refused: nothing was asked
+                return count, True, getattr(policy, "stop_reason", None) or why
+            count += 1
+            if record_trace:
+                trace.append(TestRecord.of(x, y, tuple(S or ()), order, dec, "skeleton"))
+            if dec.independent:
+                nbrs[x].discard(y)
+                nbrs[y].discard(x)
+                sepsets[(x, y)] = tuple(S)
     return count, False, None
 
 

@@ -149,6 +149,25 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
                    **({"title": title} if with_title else {}))
 
 
+def plan_rows(plan: list[dict]) -> list[dict]:
+    """The per-order plan of Laplace-PC or Gauss-PC as table rows (Gauss-PC: one release per edge, budgets in ρ)."""
+    rows = []
+    for p in plan:
+        gauss = "rho_per_test" in p
+        row = {"order": p["order"], "budget for the order": p["budget"],
+               ("edges (one release each)" if gauss else "tests (upper bound)"): p["tests_bound"]}
+        if gauss:
+            row["ρ per edge"] = p["rho_per_test"]
+            row["set selections (at most)"] = p.get("selections_bound", 0)
+            row["ρ per selection"] = p.get("rho_per_selection", 0.0)
+        else:
+            row["ε per test"] = p["epsilon_per_test"]
+        row["noise scale"] = p.get("noise_scale")
+        row["line"] = p.get("line")
+        rows.append(row)
+    return rows
+
+
 def releases_per_order_figure(per_order: list[dict]):
     import plotly.graph_objects as go
 

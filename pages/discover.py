@@ -86,7 +86,13 @@ with checked_url_settings(), st.sidebar:
     noise_seed, noise_draw = None, 0
     algo_opts = {}
     if private:
-        if algo in ROUND_ALGORITHMS:
+        per_round = algo in ROUND_ALGORITHMS and st.radio(
+            "Budget", ["total ε", "per-round ε (as in paper)"], key="budget_mode", horizontal=True,
+            help="total ε: a hard cap; each round gets the largest ε for which the filter admits one round per pair "
+                 "of variables. per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
+                 "or EM-PC step costs it, and without a cap the guarantee is the composition of the most rounds any "
+                 "run on data of this shape could make.", **URL) != "total ε"
+        if per_round:
             round_eps = float(st.number_input("Per-round ε", min_value=0.001, max_value=1000.0, value=1.0, step=0.1,
                                               format="%g", key="reps",
                                               help="The papers' privacy parameter: each sieve-and-examine round, "
@@ -342,19 +348,22 @@ if pv:
         accounting_table(pv["accounting"], "ledger")
         st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
         if pv.get("plan"):
-            per = "ρ per test" if algo == "gauss-pc" else "ε per test"
-            st.caption("The plan, order by order: half of what the filter has left (all of it for the last order the "
-                       "degrees allow) for the order's upper bound on tests, evenly per test; what an order does not "
-                       "use carries forward. The line is the critical value the noisy |z| is compared with, "
-                       "calibrated to that order's noise" + (" (Gauss-PC: budgets in zCDP's ρ)." if algo == "gauss-pc"
-                                                              else "."))
-            st.dataframe([{"order": p["order"], "budget for the order": p["budget"],
-                           "tests (upper bound)": p["tests_bound"],
-                           per: p.get("rho_per_test", p.get("epsilon_per_test")),
-                           "noise scale": p.get("noise_scale"), "line": p.get("line")}
-                          for p in pv["plan"]], hide_index=True,
-                         column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                        for c in ("budget for the order", per, "noise scale", "line")})
+            if algo == "gauss-pc":
+                st.caption("The plan, order by order, in zCDP's ρ: half of what the filter has left (all of it for the "
+                           "last order the degrees allow), split over the order's edges — one release each, the "
+                           "smallest |z| over all the edge's candidate separating sets plus Gaussian noise — and the "
+                           "exponential-mechanism choice of a separating set for each edge it removes (half a "
+                           "release's ρ). What an order does not use carries forward. The line is the critical value "
+                           "the noisy minimum is compared with, calibrated to that order's noise.")
+            else:
+                st.caption("The plan, order by order: half of what the filter has left (all of it for the last order "
+                           "the degrees allow) for the order's upper bound on tests, evenly per test; what an order "
+                           "does not use carries forward. The line is the critical value the noisy |z| is compared "
+                           "with, calibrated to that order's noise.")
+            plan = vp.plan_rows(pv["plan"])
+            st.dataframe(plan, hide_index=True,
+                         column_config={c: st.column_config.NumberColumn(format="%.4g") for c in plan[0]
+                                        if c not in ("order",) and "(" not in c})
         labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
                   "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
                   "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ (p-value units)",

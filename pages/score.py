@@ -4,7 +4,7 @@ import streamlit as st
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
-from ui.privacy import accounting_table, guarantee_message, noise_seed_input, status_legend
+from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 
 route_through_app()
@@ -152,7 +152,8 @@ if pv:
 
     with tabs[3]:
         guarantee_message(pv, res.dataset.n)
+        filter_state(pv)
         accounting_table(pv["accounting"], "sledger")
-        st.caption("Every gradient release is a Gaussian mechanism, so the budget filter composes them exactly in "
-                   "Gaussian DP; basic composition of each release's (ε_k, δ_k) is what Lemma 2 plans with. "
-                   + status_legend())
+        st.caption("Every gradient release is a discrete Gaussian mechanism, so the budget filter composes them "
+                   "exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) is what CURATE's "
+                   "Lemma 2 plans with, shown for comparison. " + status_legend())

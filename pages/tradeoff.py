@@ -10,7 +10,8 @@ from ui.common import checked_url_settings, explain, route_through_app, user_err
 route_through_app()
 
 URL = {"bind": "query-params"}
-ALGOS = ["pc[ci_test=kendall]", "pc", "priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc", "priv-pc[subsample_ratio=1]",
+ALGOS = ["pc[ci_test=kendall]", "pc", "gauss-pc", "priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc",
+         "priv-pc[scale=p]", "svt-pc[scale=p]", "curate[scale=p]", "laplace-pc[scale=p]", "priv-pc[subsample_ratio=1]",
          "noleaks", "curate-score", "notears", "fhe-pc", "pc+krr-cwise", "pc+krr-comb", "pc+geo-cwise", "pc+geo-comb"]
 DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "em-pc"], "toeps": "logspace:-2:1.5:21",
             "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original"}
@@ -96,7 +97,8 @@ with checked_url_settings(), st.sidebar:
     n = int(st.number_input("Rows per dataset (n)", min_value=1000, max_value=1_000_000, step=10_000, key="ton",
                             **URL))
     algos = st.multiselect("Algorithms", ALGOS, key="toalg", help=(
-        "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; priv-pc[subsample_ratio=1]: "
+        "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; [scale=p]: the decision "
+        "on the p-value scale, as in the papers (the default decides on the statistic z); priv-pc[subsample_ratio=1]: "
         "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
         "pc+MECH: PC on locally privatised data."), **URL)
     eps_text = st.text_input("ε grid", key="toeps", help="Comma-separated values (0.1,1,10) or "
@@ -105,7 +107,8 @@ with checked_url_settings(), st.sidebar:
     seed = int(st.number_input("Root seed", min_value=0, max_value=2**31 - 1, key="toseed", **URL))
     budget = st.radio("ε means", ["native", "total"], key="tobud", horizontal=True, help=(
         "native: per-round ε for SVT-PC/Priv-PC/EM-PC (uncapped; the papers' figures), total ε for the rest. "
-        "total: a hard cap for every algorithm; the sparse-vector family runs rounds of 0.1·ε until it is used up."),
+        "total: a hard cap for every algorithm; the sparse-vector family runs rounds of the largest ε its filter "
+        "admits once per pair of variables."),
         **URL)
     variant = st.radio("PC skeleton", ["original", "stable"], key="tovar", horizontal=True,
                        help="original: edges removed at once (the reference codes); stable: removals per order.",

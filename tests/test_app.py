@@ -170,7 +170,8 @@ def test_noise_sampler_defaults_to_discrete_and_plain_is_offered():
 
 def test_capped_run_reports_the_stop():
     at = app(timeout=120)
-    at.query_params.update({"algo": "priv-pc", "ds": "sachs", "n": "20000", "capped": "true", "eps_cap": "3"})
+    at.query_params.update({"algo": "priv-pc", "ds": "sachs", "n": "20000", "budget_mode": "per-round ε (as in paper)", "capped": "true",
+                            "eps_cap": "3"})
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     res = at.session_state["discovery"]

@@ -316,14 +316,17 @@ def _discover_done(budget=None):
     return check
 
 
+PER_ROUND = "per-round ε (as in paper)"
 URL_CASES = [
     # Discover: total ε (curate), per-round ε (priv-pc), δ, α, n
     ("pages/discover.py", {"algo": "curate", "n": "5000"}, "eps", EPS_BAD, ("number_input", 5.0),
      _discover_done(budget=5.0)),
-    ("pages/discover.py", {"algo": "priv-pc", "n": "5000"}, "reps", EPS_BAD, ("number_input", 2.0),
-     _discover_done()),
-    ("pages/discover.py", {"algo": "priv-pc", "n": "5000", "capped": "true"}, "eps_cap", EPS_BAD,
-     ("number_input", 8.0), _discover_done(budget=8.0)),
+    ("pages/discover.py", {"algo": "priv-pc", "n": "5000", "budget_mode": PER_ROUND}, "reps", EPS_BAD,
+     ("number_input", 2.0), _discover_done()),
+    ("pages/discover.py", {"algo": "priv-pc", "n": "5000", "budget_mode": PER_ROUND, "capped": "true"}, "eps_cap",
+     EPS_BAD, ("number_input", 8.0), _discover_done(budget=8.0)),
+    ("pages/discover.py", {"algo": "svt-pc", "n": "5000"}, "eps", EPS_BAD, ("number_input", 4.0),
+     _discover_done(budget=4.0)),
     ("pages/discover.py", {"algo": "priv-pc", "n": "5000"}, "delta_priv-pc", DELTA_BAD, ("select_slider", 1e-4),
      _discover_done()),
     ("pages/discover.py", {"n": "5000"}, "alpha", ALPHA_BAD, ("select_slider", 0.01), _discover_done()),

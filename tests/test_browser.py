@@ -95,7 +95,7 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
 
     ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
     page = ctx.new_page()
-    page.goto(streamlit_server + "/?algo=priv-pc&ds=sachs&n=20000&reps=1&nseed=1", wait_until="domcontentloaded")
+    page.goto(streamlit_server + "/?algo=priv-pc&ds=sachs&n=20000&budget_mode=per-round%20%CE%B5%20(as%20in%20paper)&reps=1&nseed=1", wait_until="domcontentloaded")
     wait_idle(page, timeout=120_000)
     expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=120_000)
     metrics = page.locator("[data-testid='stMetric']")

@@ -29,12 +29,14 @@ def test_every_pair_f1():
 
 def test_epsilon_cost_keeps_the_cap_and_reports_the_uncapped_total():
     out = run_scenario("epsilon-cost", {"dataset": "asia", "n": 30_000, "epsilon": 1.0})
-    base, capped, per_round = out.panels
+    base, gauss, capped, per_round = out.panels
     assert base.epsilon is None
-    assert capped.epsilon <= 1.0 + 1e-9 and capped.discovery.privacy["budget"] == 1.0
+    for p in (gauss, capped):
+        assert p.epsilon <= 1.0 + 1e-9 and p.discovery.privacy["budget"] == 1.0 and p.discovery.privacy["guarantee"]
+    assert f"Gauss-PC reaches skeleton F1 {gauss.discovery.metrics['skeleton_f1']:.2f}" in out.headline
     # uncapped, the guarantee is stated at the most rounds any run could make: far above what this run used
     assert per_round.epsilon > per_round.discovery.privacy["used"]["epsilon"] > 1.0
-    assert f"F1 {capped.discovery.metrics['skeleton_f1']:.2f}" in out.headline
+    assert f"Priv-PC within the same ε reaches {capped.discovery.metrics['skeleton_f1']:.2f}" in out.headline
     assert f"can promise is ε = {_eps(per_round.epsilon)}" in out.headline
 
 
@@ -49,14 +51,15 @@ def test_hospitals_together_learn_exactly_the_pooled_graph():
 
 def test_local_vs_central_spends_the_same_epsilon():
     out = run_scenario("local-vs-central", {"dataset": "asia", "n": 30_000, "epsilon": 5.0})
-    assert all(p.epsilon <= 5.0 + 1e-9 for p in out.panels)
-    assert out.panels[2].discovery.privacy["epsilon"] == pytest.approx(5.0)
+    assert len(out.panels) == 4 and all(p.epsilon <= 5.0 + 1e-9 for p in out.panels)
+    assert out.panels[-1].discovery.privacy["epsilon"] == pytest.approx(5.0)
+    assert "Gauss-PC" in out.headline
 
 
 def test_curve_sweeps_every_algorithm_within_the_total_budget():
     out = run_scenario("curve", {"dataset": "asia", "n": 10_000, "reps": 1})
     table = out.extra["table"]
-    assert set(table["algorithm"]) == {"pc[ci_test=kendall]", "priv-pc", "curate", "pc+krr-cwise"}
+    assert set(table["algorithm"]) == {"pc[ci_test=kendall]", "gauss-pc", "priv-pc", "curate", "pc+krr-cwise"}
     private = table[table["epsilon_kind"] != "none"]
     assert (private["epsilon_total"] <= private["epsilon"] * (1 + 1e-9)).all()
     assert "linking every pair scores" in out.headline

@@ -188,6 +188,31 @@ def test_kendall_public_statistic_sensitivity_exhaustive(shape):
         assert s == pytest.approx(18.0 * (n - 1) / (2 * n + 5) / math.sqrt(2.25 * n), rel=1e-12)
 
 
+@pytest.mark.parametrize("n", [4, 5])
+def test_gauss_pc_edge_minimum_sensitivity_exhaustive(n):
+    """Gauss-PC's release for an edge x–y at order 1 with candidate sets {w1} and {w2}: min(|z̃_{w1}|, |z̃_{w2}|)
+    through the policy's own ``min_abs_z``. Every dataset of n rows over binary (x, y, w1, w2) and every one-row
+    replacement: the release moves by at most the proof's bound < 9/√n (the same Δ as one test), and the
+    search has power — the largest move is that of a single test's worst case."""
+    from cgdcore.central.policies import min_abs_z
+
+    cells = 16  # (w1, w2, x, y), binary
+    T = _count_vectors(n, cells)
+    U = _count_vectors(n - 1, cells)
+    w = (n + 1) ** np.arange(cells, dtype=np.int64)
+    keys = T @ w
+    order = np.argsort(keys)
+    nb = order[np.searchsorted(keys[order], (U @ w)[:, None] + w[None, :])]
+    C = T.reshape(-1, 2, 2, 2, 2)  # (w1, w2, x, y)
+    z1 = np.array([kendall_public_z_from_table(c.sum(axis=1), n) for c in C])  # strata w1
+    z2 = np.array([kendall_public_z_from_table(c.sum(axis=0), n) for c in C])  # strata w2
+    release = np.array([min_abs_z([a, b])[0].min() for a, b in zip(z1, z2)])
+    s, *_ = _spread(release, nb)
+    assert s <= _proof_bound(n) + 1e-12 < kendall_public_z_sensitivity(n)
+    single, *_ = _spread(np.abs(z1), nb)
+    assert s == pytest.approx(single, rel=1e-12)
+
+
 def test_old_priv_pc_statistic_violates_its_claimed_sensitivity():
     """Regression that would have caught the old bound: the same exhaustive search on Priv-PC's statistic
     (normalised by sqrt(Σ w_k) over *usable* strata, ``kendall_z_from_table``) finds a neighbour pair with
@@ -671,7 +696,7 @@ def test_sieve_and_examine_monte_carlo_real_class():
 
 # ============================================================================ 7. exponential mechanism
 def test_exponential_mechanism_softmax_and_ratio():
-    """Real ExponentialMechanism.select: frequencies match softmax(ε u/(2Δ)) (χ²) for a utility vector and a
+    """Real (exact, lattice and rejection) ExponentialMechanism.select: frequencies match softmax(ε u/(2Δ)) (χ²) for a utility vector and a
     neighbour with every |Δu_i| = Δ in the worst direction (+Δ on some, −Δ on the others); the per-index
     4-s.e. lower bound of |log(P/P')| is ≤ ε. Power: the same draws reject softmax(ε u/Δ) (the factor 2
     forgotten) and a 10 % error in ε."""
@@ -692,7 +717,8 @@ def test_exponential_mechanism_softmax_and_ratio():
         assert _chisq_pvalue(c, softmax(eps * util / (2 * sens))) > 1e-3
         assert _chisq_pvalue(c, softmax(eps * util / sens)) < 1e-6
         assert _chisq_pvalue(c, softmax(1.1 * eps * util / (2 * sens))) < 1e-6
-    rows = _check_counts(dict(enumerate(counts[0])), N, dict(enumerate(counts[1])), N, eps, min_count=200)
+    # index 3 expects ~224 picks on one side: a floor of 150 keeps every index while counting only well-estimated cells
+    rows = _check_counts(dict(enumerate(counts[0])), N, dict(enumerate(counts[1])), N, eps, min_count=150)
     assert len(rows) == u.size
     assert max(abs(r[1]) for r in rows) > 0.5 * eps  # the neighbour is adversarial
 
@@ -702,6 +728,7 @@ E2E_PAIRS = ((0, 1), (0, 2), (1, 2))
 E2E_RUNS = 600
 #: algorithm → discover() arguments: total budgets small enough that the learned skeleton varies.
 E2E_ALGOS = {
+    "gauss-pc": dict(epsilon=1.0),
     "svt-pc": dict(epsilon=1.0, round_epsilon=0.5),
     "priv-pc": dict(epsilon=1.0, round_epsilon=0.25),
     "laplace-pc": dict(epsilon=1.0),

@@ -299,3 +299,16 @@ def test_figures_draw_bands_references_and_paper_points(small_table):
     assert "<title>T</title>" in html and "<script src=\"http" not in html
     bars = vs.bars_figure(s[s.epsilon_kind != "none"], "n_ci_tests")
     assert bars.layout.barmode == "group"
+
+
+def test_sound_vs_paper_preset_shows_the_p_scale_cost():
+    """The preset puts each central algorithm on the z scale beside its p-scale ("as in paper") version, all capped
+    at the same total ε with a proven guarantee; on Sachs at ε = 1 the defaults beat the p-scale runs on average."""
+    from cgdcore.experiments.presets import SOUND_VS_PAPER, get_preset
+
+    p = get_preset("sound-vs-paper", n=(20_000,), reps=2, epsilons=(1.0,))
+    assert p.spec.budget == "total" and set(p.spec.algorithms) == set(SOUND_VS_PAPER)
+    t = run_sweep(p.spec)
+    assert t["error"].isna().all() and (t["epsilon_total"] <= 1.0 + 1e-9).all() and t["guarantee"].all()
+    on_p = t["algorithm"].str.endswith("[scale=p]")
+    assert on_p.sum() == 8 and t.loc[~on_p, "skeleton_f1"].mean() > t.loc[on_p, "skeleton_f1"].mean() + 0.2

@@ -34,6 +34,22 @@ def guarantee_metrics(pv: dict, cols=None) -> None:
                 help="The composition rule at the releases this run made (how much of a budget the filter counted). "
                      "It depends on the data, so it is not a smaller guarantee.")
     c[3].metric("Releases", f"{pv['releases']:,}", help="Privacy-costing releases recorded in the ledger.")
+    filter_state(pv)
+
+
+def filter_state(pv: dict) -> None:
+    """How full the budget filter is: Σε (or ρ under zCDP) recorded against what the budget allows."""
+    if pv.get("budget") is None:
+        return
+    z = pv.get("zcdp")
+    if z and z.get("rho_budget"):
+        used, cap = z["rho_used"], z["rho_budget"]
+        text = (f"zCDP filter: ρ used {readable(used)} of ρ = {readable(cap)} (the budget ε = {readable(pv['budget'])} "
+                f"at δ = {readable(pv['delta'])}: ε = ρ + 2√(ρ ln(1/δ)))")
+    else:
+        used, cap = (pv.get("used") or {}).get("epsilon") or 0.0, pv["budget"]
+        text = f"{pv['rule']}-composition filter: ε used {readable(used)} of the budget {readable(cap)}"
+    st.progress(min(1.0, used / cap) if cap else 0.0, text=text)
 
 
 def guarantee_message(pv: dict, n: int | None = None) -> None:

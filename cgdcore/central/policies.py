@@ -23,10 +23,10 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests import make_ci_test
 from cgdcore.pc import Decision
-from cgdcore.central.scale import MAX_NOISE_SD, DecisionScale, critical_value, z_alpha
+from cgdcore.central.scale import MAX_NOISE_SD, Z_BOUND, DecisionScale, critical_value, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
-from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, GaussianMechanism, LaplaceMechanism,
-                                        SieveAndExamine, check_sampler)
+from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, ExponentialMechanism, GaussianMechanism,
+                                        LaplaceMechanism, SieveAndExamine, check_sampler)
 
 __all__ = [
     "PrivatePolicy",
@@ -36,6 +36,8 @@ __all__ = [
     "PrivPCPolicy",
     "optimal_subsample_ratio",
     "tests_at_order",
+    "edges_at_order",
+    "min_abs_z",
     "order_share",
 ]
 
@@ -136,7 +138,7 @@ class _PlannedPolicy(PrivatePolicy):
         super().begin_order(order, adjacency)
         t = max(tests_at_order(adjacency, order), 1)
         share = order_share(order, adjacency, self.max_order)
-        self.mechanism = self._plan(share, t, order)
+        self.mechanism = self._plan(share, t, order, adjacency)
         if self.mechanism is None:
             self._budget_stop(0.0)
             return
@@ -150,6 +152,10 @@ class _PlannedPolicy(PrivatePolicy):
             return
         self.line = self.scale.line(self.noise, scale)
         self.plan[-1]["line"] = self.line
+        self._planned(scale)
+
+    def _planned(self, scale: float) -> None:
+        """Hook run once an order's plan stands (Gauss-PC sets its per-edge line)."""
 
     def decide(self, x, y, S, order):
         mech = self.mechanism
@@ -170,7 +176,7 @@ class LaplacePolicy(_PlannedPolicy):
     stage = "laplace"
     noise = "laplace"
 
-    def _plan(self, share, t, order):
+    def _plan(self, share, t, order, adjacency):
         left = self.ledger.remaining()
         eps = self.ledger.largest_uniform(t, self.ledger.used()[0] + share * left) if left > 0 else 0.0
         entry = {"order": order, "budget": share * left, "tests_bound": t, "epsilon_per_test": eps}
@@ -186,16 +192,70 @@ class LaplacePolicy(_PlannedPolicy):
         return mech.cost
 
 
+def edges_at_order(adjacency, order: int) -> tuple[int, int]:
+    """(E, E_sel) for one Gauss-PC level: the edges {x, y} with at least one candidate separating set of size
+    ``order`` (from adj(x)\\{y} or adj(y)\\{x}), and those among them with more than one candidate — a
+    post-processing of earlier decisions, exact (not a bound on a data-dependent count)."""
+    e = e_sel = 0
+    for x, nb in enumerate(adjacency):
+        for y in nb:
+            if y <= x:
+                continue
+            a, b = len(nb) - 1, len(adjacency[y]) - 1
+            common = len((nb & adjacency[y]) - {x, y})
+            sets = comb(a, order) + comb(b, order) - comb(common, order)
+            if sets >= 1:
+                e += 1
+                e_sel += sets > 1
+    return e, e_sel
+
+
+def min_abs_z(statistics) -> tuple[np.ndarray, int]:
+    """(|z̃_S| clipped to ``Z_BOUND`` for every candidate S, the index of the smallest): Gauss-PC releases the
+    smallest. Sensitivity < Δ whenever every z̃_S moves by less than Δ (|min a − min b| ≤ max |a − b|; abs and
+    clipping are 1-Lipschitz)."""
+    z = np.minimum(np.abs(np.asarray(statistics, dtype=float)), Z_BOUND)
+    return z, int(np.argmin(z))
+
+
 class GaussPolicy(_PlannedPolicy):
-    """Gauss-PC: every CI decision releases z̃ + discrete Gaussian noise, composed in zCDP (ρ adds up exactly,
-    so k tests cost √k, not k, in ε terms); the order's ρ share is split evenly over its test bound."""
+    """Gauss-PC: one release per edge and order — the smallest |z̃| over all the edge's candidate separating
+    sets, plus discrete Gaussian noise — composed in zCDP, and, for a removed edge with several candidates, the
+    separating set chosen by the exponential mechanism.
+
+    The minimum is PC's own decision: PC removes {x, y} at order ℓ iff some size-ℓ set S gives |z̃_S| ≤ c, i.e.
+    iff min_S |z̃_S| ≤ c. Its sensitivity is that of one test: each |z̃_S| (clipped to ±``Z_BOUND``) moves by less
+    than Δ = 9/√n between neighbours, so the minimum moves by less than Δ (|min a − min b| ≤ max |a − b|). The
+    candidate sets are a post-processing of earlier releases, so the number of releases at an order is exactly
+    the number of edges E it tests (:func:`edges_at_order`), not a bound on PC's data-dependent test count —
+    on Child at order 1, about 50 releases instead of a bound of thousands.
+
+    The separating set (used by the orientation rules) is released by the exponential mechanism with utility
+    −max(|z̃_S|, c) − i·Δ/8 for the i-th candidate in PC's order (sensitivity Δ: max(·, c) is 1-Lipschitz and
+    the offsets are public), so at large ε it returns PC's first separating set; as ε-bounded-range it costs
+    ε²/8 in zCDP (Cesar & Rogers 2021). Plan per order: ρ_order = share × ρ left; each of the E minima gets
+    ρ_test = ρ_order/(E + κ·E_sel) and each possible selection κ·ρ_test, κ = ``SELECT_SHARE``; what an order
+    does not use (edges kept need no selection) carries forward.
+    """
 
     stage = "gauss"
     noise = "gaussian"
+    #: ρ of a separating-set selection relative to one release of the minimum.
+    SELECT_SHARE = 0.5
 
-    def _plan(self, share, t, order):
-        rho = share * self.ledger.rho_left() / t
-        entry = {"order": order, "budget": share * self.ledger.rho_left(), "tests_bound": t, "rho_per_test": rho}
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.min_line = self.line
+        self.select_rho = 0.0
+
+    def _plan(self, share, t, order, adjacency):
+        e, e_sel = edges_at_order(adjacency, order)
+        e = max(e, 1)
+        budget = share * self.ledger.rho_left()
+        rho = budget / (e + self.SELECT_SHARE * e_sel)
+        self.select_rho = self.SELECT_SHARE * rho
+        entry = {"order": order, "budget": budget, "tests_bound": e, "selections_bound": e_sel,
+                 "rho_per_test": rho, "rho_per_selection": self.select_rho if e_sel else 0.0}
         self.plan.append(entry)
         if rho <= 0:
             return None
@@ -204,8 +264,40 @@ class GaussPolicy(_PlannedPolicy):
         entry["noise_scale"] = mech.scale
         return mech
 
+    def _planned(self, scale):
+        self.min_line = self.scale.min_line(scale)
+        self.plan[-1]["line"] = self.min_line
+
     def _charged(self, mech):
         return mech._epsilon()
+
+    def decide_edge(self, x, y, sets, order):
+        mech = self.mechanism
+        sel = (ExponentialMechanism(self.sensitivity, math.sqrt(8.0 * self.select_rho), self.rng, self.ledger,
+                                    bound=Z_BOUND + len(sets) * self.sensitivity, mechanism="exponential",
+                                    group=f"order {order} separating sets")
+               if len(sets) > 1 and self.select_rho > 0 else None)
+        costs = [] if mech is None else [(mech._epsilon(), 0.0, mech.cost)]
+        if sel is not None:
+            costs.append((sel.cost, 0.0, sel.rho))
+        if mech is None or not self.ledger.can_afford(*costs):
+            return self._budget_stop(0.0 if mech is None else mech._epsilon()), None
+        results = [self.test(x, y, S) for S in sets]
+        z, best = min_abs_z([r.statistic for r in results])
+        v = mech.release(float(z[best]), order=order, what=f"min |z| of {x}–{y} over {len(sets)} set(s)")
+        independent = v.noisy <= self.min_line
+        charged = mech._epsilon()
+        S = None
+        if independent:
+            if sel is None:
+                S = tuple(sets[0])
+            else:
+                util = -np.maximum(z, self.min_line) - np.arange(len(sets)) * (self.sensitivity / 8.0)
+                S = tuple(sets[sel.select(util, order=order, what=f"separating set of {x}–{y}")])
+                charged += sel.cost
+        p = max(float(r.p_value) for r in results)
+        return Decision(independent, float(results[best].statistic), p, v.noise, v.noisy, self.min_line, charged,
+                        self.stage, v.released, v.sensitivity), S
 
 
 class SVTPolicy(PrivatePolicy):

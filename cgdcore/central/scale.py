@@ -16,11 +16,12 @@ post-processing.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 from cgdcore import UserError
 
-__all__ = ["SCALES", "Z_BOUND", "MAX_NOISE_SD", "DecisionScale", "z_alpha", "critical_value"]
+__all__ = ["SCALES", "Z_BOUND", "MAX_NOISE_SD", "DecisionScale", "z_alpha", "critical_value", "critical_value_min"]
 
 SCALES = ("z", "p")
 #: |z̃| beyond this is clipped before release: no decision changes (every critical value here is far below it).
@@ -68,6 +69,27 @@ def critical_value(z_a: float, noise: str, scale: float) -> float:
     return float(brentq(lambda c: _laplace_tail(c, scale) - target, z_a, hi, xtol=1e-10))
 
 
+@functools.lru_cache(maxsize=4096)
+def critical_value_min(z_a: float, sd: float) -> float:
+    """c with P(|Z| + N > c) = P(|Z| > z_a) for Z ~ N(0, 1) and N ~ N(0, sd²): the line for a released
+    minimum m = min_S |z̃_S| + N (Gauss-PC). Under independence given some candidate S*, m ≤ |z̃_S*|, whose law is
+    at most |N(0, 1)|, so the noisy test declares the pair dependent no more often than the exact test at α.
+    P(|Z| + N > c) = 2∫₀^∞ φ(z)·Φ̄((c − z)/sd) dz, decreasing in c, solved by bisection."""
+    if sd <= 0:
+        return z_a
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+
+    root2 = math.sqrt(2.0)
+    target = math.erfc(z_a / root2)  # P(|Z| > z_a)
+
+    def tail(c):
+        f = lambda z: math.exp(-0.5 * z * z) * math.erfc((c - z) / (sd * root2))  # noqa: E731
+        return quad(f, 0.0, math.inf, epsabs=1e-13)[0] / math.sqrt(2.0 * math.pi)
+
+    return float(brentq(lambda c: tail(c) - target, z_a - 1.0, z_a + 10.0 * sd + 10.0, xtol=1e-9))
+
+
 class DecisionScale:
     """The scale of one run: what is noised, its sensitivity and bound, and how a noisy value decides."""
 
@@ -103,6 +125,11 @@ class DecisionScale:
             return self.alpha
         sd_per_unit = math.sqrt(2.0) if noise == "laplace" else 1.0
         return critical_value(self.z_alpha, noise, min(scale, MAX_NOISE_SD / sd_per_unit))
+
+    def min_line(self, sd: float) -> float:
+        """The line for a released minimum min_S |z̃_S| + N(0, sd²) (:func:`critical_value_min`), following the
+        noise up to ``MAX_NOISE_SD`` like :meth:`line`."""
+        return critical_value_min(self.z_alpha, min(sd, MAX_NOISE_SD))
 
     def independent(self, noisy: float, line: float) -> bool:
         """The decision from a noisy Laplace/Gaussian release: |z̃ + noise| ≤ c, or p + noise ≥ T."""

@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["bernoulli_exp", "discrete_laplace", "discrete_laplace_pmf", "discrete_gaussian", "discrete_gaussian_pmf",
+__all__ = ["bernoulli_exp", "bernoulli_exp_parts", "discrete_laplace", "discrete_laplace_pmf", "discrete_gaussian", "discrete_gaussian_pmf",
            "rational_rate", "Lattice", "NoiseStream", "GaussianStream"]
 
 
@@ -59,10 +59,10 @@ def bernoulli_exp(rng: np.random.Generator, num, den: int) -> np.ndarray:
     (CKS 2020, Algorithm 1: ⌊γ⌋ draws of Bernoulli(e^−1), all 1, then Bernoulli(e^−(γ − ⌊γ⌋)))."""
     num = np.asarray(num, dtype=np.int64)
     whole, frac = np.divmod(num, den)
-    return _bernoulli_exp_parts(rng, whole, frac, den)
+    return bernoulli_exp_parts(rng, whole, frac, den)
 
 
-def _bernoulli_exp_parts(rng: np.random.Generator, whole: np.ndarray, frac: np.ndarray, den: int) -> np.ndarray:
+def bernoulli_exp_parts(rng: np.random.Generator, whole: np.ndarray, frac: np.ndarray, den: int) -> np.ndarray:
     """Bernoulli(exp(−(whole + frac/den))) for int64 arrays whole ≥ 0 and 0 ≤ frac < den."""
     whole = np.asarray(whole, dtype=np.int64)
     out = _bernoulli_exp_unit(rng, np.asarray(frac, dtype=np.int64), den)
@@ -134,7 +134,7 @@ def discrete_gaussian(rng: np.random.Generator, sigma2: int, size: int) -> np.nd
         for i in np.flatnonzero(big):
             w, f = divmod((int(y[i]) * t - sigma2) ** 2, den)
             whole[i], frac[i] = w, f
-        ok = _bernoulli_exp_parts(rng, whole, frac, den)
+        ok = bernoulli_exp_parts(rng, whole, frac, den)
         signed = np.where(rng.integers(0, 2, size=y.size, dtype=np.int8) == 1, -y, y)
         out[todo[ok]] = signed[ok]
         todo = todo[~ok]

@@ -530,6 +530,9 @@ class Ledger:
             "per_order": self.per_order(),
             "guarantee": self.guarantee_valid and g is not None,
             "guarantee_note": self.guarantee_note or None,
+            **({"zcdp": {"rho_budget": self.rho_budget if self.budget is not None else None,
+                         "rho_used": float(sum(r.rho or 0.0 for r in self.releases))}}
+               if self.rule == "zcdp" else {}),
         }
 
 

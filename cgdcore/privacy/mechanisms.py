@@ -24,7 +24,7 @@ Measurements:
   the full-data value + Lap(2Δ/ε) against T (ε/2): ε per round.
 * :class:`GaussianMechanism` — value (or vector) + discrete Gaussian on a lattice, ρ-zCDP with
   ρ = K²/(2σ²) for the integer ℓ2 sensitivity K (Canonne, Kamath & Steinke 2020, Thm 14).
-* :class:`ExponentialMechanism` — P[r] ∝ exp(ε·u_r/(2Δu)) (McSherry & Talwar 2007), ε-DP.
+* :class:`ExponentialMechanism` — P[r] ∝ exp(ε·u_r/(2Δu)) (McSherry & Talwar 2007), ε-DP and ε²/8-zCDP, exact.
 
 AboveThreshold's proof on the lattice (discrete sampler): answers compare q_i + ν_i with τ + ρ,
 q_i the lattice index of query i (integer sensitivity K), ρ ~ DLap(2K/ε), ν_i ~ DLap(4K/ε). For
@@ -40,7 +40,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.privacy.discrete import MAX_SIGMA2, GaussianStream, Lattice, NoiseStream
+from cgdcore.privacy.discrete import (MAX_SIGMA2, GaussianStream, Lattice, NoiseStream, bernoulli_exp_parts,
+                                     rational_rate)
 from cgdcore.privacy.ledger import BudgetExceeded, Ledger, validate_delta, validate_epsilon, zcdp_epsilon
 
 __all__ = [
@@ -330,25 +331,51 @@ class SieveAndExamine:
 
 
 class ExponentialMechanism:
-    """Index r with P[r] ∝ exp(ε·u_r/(2Δu)) (McSherry & Talwar 2007), ε-DP, charged per selection.
+    """Index r with P[r] ∝ exp(ε·u_r/(2Δu)) (McSherry & Talwar 2007): ε-DP, and ε-bounded-range, hence
+    ε²/8-zCDP (Cesar & Rogers 2021, Lemma 3.2), charged per selection (ε, and ρ = ε²/8 for a zCDP ledger).
 
-    Sampled as argmax(ε·u/(2Δu) + Gumbel) in floating point; entries of −inf are never chosen (they must
-    not depend on the data)."""
+    Exact, with no floating-point probability: the utilities go to a public lattice (resolution r ≤ Δu/1024,
+    clamp ``bound``, integer sensitivity K; :class:`~cgdcore.privacy.discrete.Lattice`), the rate ε/(2K) is
+    rounded down to a rational s/t, and the index is drawn by rejection — r uniform among the allowed entries,
+    accepted with probability exp(−(q_max − q_r)·s/t) by the exact Bernoulli of CKS 2020 — so
+    P[r] ∝ exp(q_r·s/t) exactly. Between neighbours every q_r moves by at most K, so each weight and the
+    normaliser move by at most e^{K·s/t} ≤ e^{ε/2}. Entries of −inf are never chosen (which entries are −inf
+    must not depend on the data)."""
 
     def __init__(self, sensitivity: float, epsilon: float, rng: np.random.Generator, ledger: Ledger | None, *,
-                 mechanism: str = "exponential", group: str = ""):
+                 bound: float = 2.0**40, mechanism: str = "exponential", group: str = ""):
         self.cost = validate_epsilon(epsilon)
         self.sensitivity = _positive(sensitivity, "utility sensitivity")
+        self.lattice = Lattice.for_sensitivity(self.sensitivity, bound)
+        self.rate = rational_rate(self.cost, 2 * self.lattice.sensitivity)  # (s, t): s/t ≤ ε/(2K)
         self.rng, self.ledger, self.mechanism, self.group = rng, ledger, mechanism, group
+
+    @property
+    def rho(self) -> float:
+        return self.cost * self.cost / 8.0
+
+    def affordable(self) -> bool:
+        return self.ledger is None or self.ledger.can_afford((self.cost, 0.0, self.rho))
 
     def select(self, utilities, *, order: int | None = None, what: str = "") -> int:
         u = np.asarray(utilities, dtype=float)
         if u.ndim != 1 or u.size == 0:
             raise ValueError("utilities must be a non-empty 1-D array")
+        allowed = np.flatnonzero(~np.isneginf(u))
+        if allowed.size == 0:
+            raise ValueError("every utility is −inf: nothing can be selected")
         if self.ledger is not None:
-            self.ledger.record(self.mechanism, self.cost, order=order, group=self.group, what=what)
-        logits = self.cost * u / (2.0 * self.sensitivity)
-        return int(np.argmax(logits + self.rng.gumbel(size=u.size)))
+            self.ledger.record(self.mechanism, self.cost, order=order, group=self.group, what=what, rho=self.rho)
+        q = self.lattice.index(u[allowed])
+        gap = [int(g) for g in (int(q.max()) - q)]  # Python ints: (gap·s) may exceed int64
+        s, t = self.rate
+        while True:
+            picks = self.rng.integers(0, allowed.size, size=2 * allowed.size)
+            whole = np.array([(gap[i] * s) // t for i in picks], dtype=np.int64)
+            frac = np.array([(gap[i] * s) % t for i in picks], dtype=np.int64)
+            ok = np.flatnonzero(bernoulli_exp_parts(self.rng, whole, frac, t))
+            if ok.size:
+                return int(allowed[picks[ok[0]]])
 
 
 def amplified_epsilon(eps0: float, rate: float) -> float:
