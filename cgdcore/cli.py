@@ -145,8 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--lambda1", type=_finite("--lambda1"), default=None, help="NOTEARS L1 penalty (0.1)")
     q.add_argument("--w-threshold", type=_finite("--w-threshold"), default=None,
                    help="NOTEARS: keep edges with |w| ≥ this (0.3), declared before the run")
+    q.add_argument("--release", choices=["covariance", "gradient"], default=None,
+                   help="noleaks: one noisy release of the moments, then NOTEARS (covariance, default), or a noisy "
+                        "gradient per step as in NOLEAKS (gradient)")
     q.add_argument("--iterations", type=_positive_int("--iterations"), default=None,
-                   help="noleaks: number of noisy gradient releases (200)")
+                   help="noleaks --release gradient: number of noisy gradient releases (200)")
     q.add_argument("--schedule", choices=["additive", "exponential", "multiplicative", "geometric"], default=None,
                    help="curate-score budget schedule (multiplicative, as in the paper)")
     q.add_argument("--eps0", type=_finite("--eps0"), default=None, help="curate-score initial budget ε0")
@@ -383,7 +386,7 @@ def cmd_discover(args) -> int:
                                   ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),
                                   ("w_threshold", args.w_threshold), ("iterations", args.iterations),
                                   ("schedule", args.schedule), ("eps0", args.eps0), ("clip", args.clip),
-                                  ("sampler", args.sampler))
+                                  ("release", args.release), ("sampler", args.sampler))
                if v is not None}
     if options and args.algo == "pc":
         raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")

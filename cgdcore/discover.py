@@ -31,7 +31,8 @@ ALGORITHMS: dict[str, str] = {
     "curate": "CURATE (Bhattacharjee & Tandon 2024): Laplace test with margins; per-order budgets optimised "
               "by SLSQP after every order",
     "notears": "NOTEARS (Zheng et al. 2018): linear SEM fitted under a smooth acyclicity constraint (non-private)",
-    "noleaks": "DP-NOTEARS (NOLEAKS-style): per-sample clipped, Gaussian-noised gradients; exact Gaussian composition",
+    "noleaks": "DP-NOTEARS: one discrete-Gaussian release of the data's moments, then NOTEARS on them (or, as in "
+               "NOLEAKS, per-sample clipped noisy gradients); composed in zCDP",
     "curate-score": "CURATE score-based: DP-NOTEARS with additive / exponential / multiplicative / geometric "
                     "per-iteration budgets",
     "fhe-pc": "Encrypted federated PC (Yang et al. 2026): owners' counts under CKKS, χ²/G² evaluated by the "

@@ -39,23 +39,25 @@ def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: 
 
 
 def convergence_figure(trace: list[dict], private: bool):
-    """Loss, acyclicity h(W) and (private runs) cumulative ε per iteration/release."""
+    """Loss, acyclicity h(W) and, for gradient releases, cumulative ε per release; per outer iteration otherwise
+    (NOTEARS, or NOTEARS on a privately released covariance when ``private``)."""
     from plotly.subplots import make_subplots
 
+    per_release = bool(trace) and "epsilon_spent" in trace[0]
     x = [t.get("release", t.get("iteration")) for t in trace]
-    rows = 3 if private else 2
-    titles = ["loss ℓ(W)" + (" — evaluated on the data for teaching, never released" if private else ""),
-              "acyclicity h(W) (log scale)"] + (["ε spent (basic, cumulative)"] if private else [])
+    rows = 3 if per_release else 2
+    loss = ("loss ℓ(W) — evaluated on the data for teaching, never released" if per_release else
+            "loss on the released covariance (post-processing)" if private else "loss ℓ(W)")
+    titles = [loss, "acyclicity h(W) (log scale)"] + (["ε used (zCDP, cumulative)"] if per_release else [])
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, subplot_titles=titles, vertical_spacing=0.08)
-    xl = "noisy gradient release" if private else "outer iteration"
+    xl = "noisy gradient release" if per_release else "outer iteration"
     if trace and "loss" in trace[0]:
         fig.add_trace(_curve(x, [t["loss"] for t in trace], "loss ℓ(W)", 0, xl, "loss"), 1, 1)
     fig.add_trace(_curve(x, [max(t["h"], 1e-16) for t in trace], "acyclicity h(W)", 1, xl, "h(W)", fmt=".3~g"), 2, 1)
     fig.update_yaxes(type="log", row=2, col=1)
-    if private:
-        fig.add_trace(_curve(x, [t["epsilon_spent"] for t in trace], "ε spent (basic, cumulative)", 2, xl, "ε"),
-                      3, 1)
-    fig.update_xaxes(title_text="noisy gradient release" if private else "outer iteration", row=rows, col=1)
+    if per_release:
+        fig.add_trace(_curve(x, [t["epsilon_spent"] for t in trace], "ε used (zCDP, cumulative)", 2, xl, "ε"), 3, 1)
+    fig.update_xaxes(title_text=xl, row=rows, col=1)
     return _layout(fig, height=200 * rows + 60)
 
 

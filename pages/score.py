@@ -13,7 +13,8 @@ URL = {"bind": "query-params"}
 
 st.title("Score-based discovery")
 st.caption("Fit a linear structural equation model under a smooth acyclicity constraint (NOTEARS), privately by "
-           "noisy gradients (DP-NOTEARS), or with CURATE's per-iteration budget schedules.")
+           "a noisy release of the data's moments (DP-NOTEARS) or noisy gradients (as in NOLEAKS), or with CURATE's "
+           "per-iteration budget schedules.")
 
 explain(
     "What am I looking at?",
@@ -23,10 +24,14 @@ with an L1 penalty for sparsity and the constraint h(W) = 0, which holds exactly
 An augmented Lagrangian turns the constraint into a penalty that grows until the graph is acyclic; edges with
 |w| below a threshold declared in advance (0.3) are dropped.
 
-**DP-NOTEARS** touches the data only through the gradient of the loss. Each release clips every row's
-gradient entry-wise to [−s, s] — so one person can move the average by at most 2s/n per entry — and adds
-Gaussian noise calibrated to that sensitivity. The optimiser takes a fixed, declared step (Adam) instead of a
-line search, so nothing else is released. **CURATE** (score-based) gives later iterations a different budget
+**DP-NOTEARS** needs the data only through the loss, and the least-squares loss of a linear model depends on
+the data only through its means and second moments. By default it releases those once — every row lies in the
+public box of its columns' ranges, so one person moves each moment by a bounded amount — with Gaussian noise
+calibrated to that sensitivity, and then runs NOTEARS on the noisy covariance: the optimiser is
+post-processing, so it can run to convergence and a large ε gives NOTEARS's own graph. **As in NOLEAKS**
+(release = gradient) it instead releases a gradient at every step, each row's gradient clipped entry-wise to
+[−s, s] (one person moves the average by at most 2s/n per entry), with a fixed, declared step (Adam) instead
+of a line search, so nothing else is released. **CURATE** (score-based) gives later iterations a different budget
 ε_k: additive, exponential or multiplicative schedules, with the number of iterations from its Lemma 2; we add
 a geometric schedule that really increases, because the paper's multiplicative one *decreases* when ε0 < 1.
 
@@ -34,6 +39,8 @@ The threshold is never chosen with the truth; the weights heatmap shows what a d
 """,
     latex=[r"\min_W \tfrac{1}{2n}\|X - XW\|_F^2 + \lambda\|W\|_1 \ \ \text{s.t.}\ \ "
            r"h(W) = \mathrm{tr}\,e^{W\circ W} - d = 0",
+           r"\hat\Sigma = \tfrac1n X^\top X - \bar x\bar x^\top + \mathcal N(0,\sigma^2),\quad "
+           r"\Delta_2 = \tfrac1n\sqrt{\textstyle\sum_j 4B_j^2 + \sum_j B_j^4 + \sum_{j<k} 4B_j^2B_k^2}",
            r"\tilde g = \frac1n\sum_i \mathrm{clip}_s\!\big(-x_i^\top(x_i - x_iW)\big) + \mathcal N(0,\sigma^2),\quad "
            r"\Delta_2 = \frac{2s\sqrt{d(d-1)}}{n}",
            r"\epsilon_i^{\text{add}} = \epsilon_0(1+\tfrac iI),\quad \epsilon_i^{\exp} = \epsilon_0 e^{i/I},\quad "
@@ -85,16 +92,28 @@ with checked_url_settings(), st.sidebar:
         params["delta"] = st.select_slider("δ", options=[1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3], value=1e-5,
                                            key="sdelta", **URL)
         params["seed"], draw = noise_seed_input("snseed", default_fixed="snseed" in st.query_params)
-        options["clip"] = float(st.number_input("Per-sample clip s", min_value=0.01, max_value=1e4, value=2.0,
-                                                step=0.5, format="%g", key="sclip", **URL))
+        release = "gradient"
         if algo == "noleaks":
+            release = st.radio("Release", ["covariance", "gradient"], key="srel", horizontal=True,
+                               help="covariance: the means and second moments once, with Gaussian noise; NOTEARS then "
+                                    "runs on them as post-processing, so a large ε gives NOTEARS's own graph. gradient "
+                                    "(as in NOLEAKS): a clipped, noisy gradient at every optimiser step.", **URL)
+            options["release"] = release
+        if release == "gradient":
+            options["clip"] = float(st.number_input("Per-sample clip s", min_value=0.01, max_value=1e4, value=2.0,
+                                                    step=0.5, format="%g", key="sclip", **URL))
+        if algo == "noleaks" and release == "gradient":
             options["iterations"] = int(st.number_input("Gradient releases I", min_value=1, max_value=20_000,
                                                         value=200, step=50, key="siter", **URL))
-        else:
+        elif algo == "curate-score":
             options["schedule"] = st.selectbox("Schedule", ["multiplicative", "additive", "exponential",
                                                             "geometric"], key="ssched", **URL)
-            options["eps0"] = float(st.number_input("Initial budget ε0", min_value=1e-4, max_value=1e4,
-                                                    value=0.01, step=0.01, format="%g", key="seps0", **URL))
+            if not st.toggle("ε0 by the public rule", value=True, key="sauto0",
+                             help="The largest ε0 for which Lemma 2 gives 200 iterations within the total, so the "
+                                  "optimiser takes as many steps at every budget. Off: give ε0 yourself, as in the "
+                                  "paper.", **URL):
+                options["eps0"] = float(st.number_input("Initial budget ε0", min_value=1e-4, max_value=1e4,
+                                                        value=0.01, step=0.01, format="%g", key="seps0", **URL))
 
 with user_errors():
     with st.spinner("Preparing data…"):
@@ -140,7 +159,7 @@ with tabs[1]:
     st.plotly_chart(viz_score.convergence_figure(res.extras["trace"], pv is not None), key="sconv", width="stretch")
 with tabs[2]:
     e_total = params.get("epsilon", 1.0)
-    e0 = options.get("eps0", 0.01)
+    e0 = options.get("eps0") or (res.privacy or {}).get("eps0") or 0.01
     left, right = st.columns(2)
     left.plotly_chart(viz_score.schedules_figure(e_total, min(e0, e_total)), key="ssched_fig", width="stretch")
     right.plotly_chart(viz_score.iterations_figure(min(e0, e_total)), key="siter_fig", width="stretch")
@@ -154,6 +173,6 @@ if pv:
         guarantee_message(pv, res.dataset.n)
         filter_state(pv)
         accounting_table(pv["accounting"], "sledger")
-        st.caption("Every gradient release is a discrete Gaussian mechanism, so the budget filter composes them "
-                   "exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) is what CURATE's "
-                   "Lemma 2 plans with, shown for comparison. " + status_legend())
+        st.caption("Every release (the moments, or each gradient) is a discrete Gaussian mechanism, so the budget "
+                   "filter composes them exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) "
+                   "is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())

@@ -190,15 +190,19 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert {"Total budget", "ε used", "Sub-sample m", "Sieve ε′", "Guaranteed ε"} <= labels
 
 
-@pytest.mark.parametrize("algo", ["notears", "noleaks", "curate-score"])
-def test_score_page_runs_every_algorithm(algo):
+@pytest.mark.parametrize("algo,extra", [("notears", {}), ("noleaks", {}), ("noleaks", {"srel": "gradient"}),
+                                        ("curate-score", {})])
+def test_score_page_runs_every_algorithm(algo, extra):
     at = app(timeout=180)
     at.switch_page("pages/score.py")
     at.query_params["salgo"] = algo
+    at.query_params.update(extra)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     res = at.session_state["score_result"]
     assert res.algorithm == algo
+    if algo == "noleaks":
+        assert res.params["release"] == extra.get("srel", "covariance")
     assert (res.privacy is None) == (algo == "notears")
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
@@ -208,7 +212,7 @@ def test_score_page_runs_every_algorithm(algo):
 def test_score_page_bad_schedule_budget_is_explained():
     at = app(timeout=120)
     at.switch_page("pages/score.py")
-    at.query_params.update({"salgo": "curate-score", "seps": "0.5", "seps0": "2"})
+    at.query_params.update({"salgo": "curate-score", "seps": "0.5", "sauto0": "false", "seps0": "2"})
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("exceeds the total" in e.value for e in at.error)

@@ -179,10 +179,10 @@ def test_critical_value_keeps_the_exact_tests_false_dependence_rate():
         assert np.mean(np.abs(z + noise) > c) == pytest.approx(2 * 0.05, abs=0.003)
 
 
-# Measured (noise seeds 0–4, Sachs n = 100,000, total ε = 1, defaults): svt-pc 0.810, gauss-pc 0.780, laplace-pc 0.785,
-# priv-pc 0.835; the every-pair baseline is 0.472 and the p-value scale ("as in paper") gives 0.00–0.20. The floors sit
+# Measured (noise seeds 0–4, Sachs n = 100,000, total ε = 1, defaults): svt-pc 0.810, gauss-pc 0.883, laplace-pc 0.785,
+# priv-pc 0.827; the every-pair baseline is 0.472 and the p-value scale ("as in paper") gives 0.00–0.20. The floors sit
 # a margin below.
-@pytest.mark.parametrize("algo,floor", [("svt-pc", 0.74), ("gauss-pc", 0.70), ("priv-pc", 0.74)])
+@pytest.mark.parametrize("algo,floor", [("svt-pc", 0.74), ("gauss-pc", 0.84), ("priv-pc", 0.74)])
 def test_central_dp_learns_sachs_at_total_epsilon_one(algo, floor):
     ds = load_dataset("sachs", n=100_000, seed=0)
     f1 = [discover(ds, algo=algo, epsilon=1.0, seed=s).metrics["skeleton_f1"] for s in range(5)]
@@ -190,6 +190,13 @@ def test_central_dp_learns_sachs_at_total_epsilon_one(algo, floor):
     on_p = [discover(ds, algo=algo, epsilon=1.0, seed=s, options={"scale": "p"}).metrics["skeleton_f1"]
             for s in range(2)] if algo != "gauss-pc" else [0.0]
     assert np.mean(f1) > np.mean(on_p) + 0.2
+
+
+# Measured (noise seeds 0–4, Child n = 100,000, total ε = 1): gauss-pc 0.897 ± 0.008; every pair 0.233.
+def test_gauss_pc_learns_child_at_total_epsilon_one():
+    ds = load_dataset("child", n=100_000, seed=0)
+    f1 = [discover(ds, algo="gauss-pc", epsilon=1.0, seed=s).metrics["skeleton_f1"] for s in range(3)]
+    assert np.mean(f1) >= 0.85, f1
 
 
 def test_mean_f1_rises_with_epsilon_on_a_small_network():

@@ -77,7 +77,7 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
 _FLAGS = {"statistic": "--statistic", "c1": "--c1", "composition": "--composition", "scale": "--scale", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
           "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
           "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
-          "clip": "--clip", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
+          "clip": "--clip", "release": "--release", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
           "debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins",
           "sampler": "--sampler"}
 

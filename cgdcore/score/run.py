@@ -1,9 +1,11 @@
 """From a dataset and an algorithm name to a score-based result shaped like the PC engine's.
 
-``notears`` (non-private), ``noleaks`` (DP-NOTEARS: I equal discrete-Gaussian releases whose zCDP
-composition is the budget) and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's
-iteration count and the schedule's shape ε_k, scaled so that the releases' zCDP composition — the
-accounting the run reports — is the budget: ρ_k = ρ_B·ε_k²/Σε_j²).
+``notears`` (non-private); ``noleaks`` (DP-NOTEARS) with ``release="covariance"`` (default: one
+discrete-Gaussian release of the second-moment matrix, then NOTEARS on it — :func:`private_covariance`)
+or ``release="gradient"`` (as in NOLEAKS: I equal noisy gradient releases whose zCDP composition is
+the budget); and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's iteration count and the
+schedule's shape ε_k, scaled so that the releases' zCDP composition — the accounting the run reports —
+is the budget: ρ_k = ρ_B·ε_k²/Σε_j²).
 """
 from __future__ import annotations
 
@@ -16,9 +18,14 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.privacy.ledger import Ledger, validate_delta, validate_epsilon, zcdp_rho_for
 
-__all__ = ["run_score", "SCORE_ALGORITHMS", "prepare_matrix"]
+__all__ = ["run_score", "SCORE_ALGORITHMS", "RELEASES", "prepare_matrix", "public_bounds", "covariance_sensitivity",
+           "private_covariance"]
 
 SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
+#: What DP-NOTEARS releases: the second-moment matrix once (default), or a gradient per step (as in NOLEAKS).
+RELEASES = ("covariance", "gradient")
+#: Eigenvalue floor of the released second-moment matrix (a public constant; post-processing).
+EIGEN_FLOOR = 1e-3
 #: Smallest ρ per gradient release worth making: noise σ = Δ/√(2ρ) at most 1,000 × the sensitivity.
 MIN_RHO = 1.0 / (2.0 * 1000.0 ** 2)
 
@@ -72,12 +79,67 @@ def prepare_matrix(data, standardise: bool | None = None, private: bool = False)
     return Xc, notes
 
 
+def public_bounds(data, standardise: bool | None = None) -> np.ndarray:
+    """B_j with |x_ij| ≤ B_j for every row of :func:`prepare_matrix` (private=True): 1 when standardised, else the
+    half-range (hi − lo)/2 of a numeric column or (k − 1)/2 of a discrete one (at least ½) — public numbers."""
+    if standardise is None:
+        standardise = data.is_discrete
+    out = []
+    for v, st in zip(data.variables, data.states):
+        if standardise:
+            out.append(1.0)
+        elif st is None:
+            lo, hi = data.ranges[v]
+            out.append(0.5 * (hi - lo))
+        else:
+            out.append(max(0.5 * (len(st) - 1), 0.5))
+    return np.asarray(out, dtype=float)
+
+
+def covariance_sensitivity(bounds, n: int) -> float:
+    """ℓ2 sensitivity of the moments (x̄, upper triangle of XᵀX/n, diagonal included) under replace-one, rows in
+    the box |x_j| ≤ B_j.
+
+    Proof: replacing row x by x' moves x̄_j by (x'_j − x_j)/n, at most 2B_j/n, and entry (j, k) of XᵀX/n by
+    (x'_j x'_k − x_j x_k)/n: off the diagonal both products lie in [−B_jB_k, B_jB_k], so at most 2B_jB_k/n; on it
+    both lie in [0, B_j²], so at most B_j²/n. Squaring and summing:
+    Δ2 = √(Σ_j 4B_j² + Σ_j B_j⁴ + Σ_{j<k} 4B_j²B_k²)/n (n, the B_j: public)."""
+    b2 = np.asarray(bounds, dtype=float) ** 2
+    off = (b2.sum() ** 2 - (b2 ** 2).sum()) / 2.0  # Σ_{j<k} B_j²B_k²
+    return math.sqrt(float(4.0 * b2.sum() + (b2 ** 2).sum()) + 4.0 * off) / n
+
+
+def private_covariance(X: np.ndarray, bounds, rho: float, rng, ledger, standardise: bool) -> tuple[np.ndarray, Any]:
+    """Σ̂ from one ρ-zCDP release of the moments (x̄, XᵀX/n) with discrete Gaussian noise
+    (:func:`covariance_sensitivity`); the rest is post-processing: Σ̂ = XᵀX/n − x̄x̄ᵀ, scaled to unit diagonal when
+    ``standardise`` (as NOTEARS standardises), and projected onto the matrices with eigenvalues ≥ ``EIGEN_FLOOR``
+    so the least-squares loss ½tr((I − W)ᵀΣ̂(I − W)) stays bounded below. Returns (Σ̂, the mechanism)."""
+    from cgdcore.privacy.mechanisms import GaussianMechanism
+
+    n, d = X.shape
+    iu = np.triu_indices(d)
+    b = np.asarray(bounds, dtype=float)
+    mech = GaussianMechanism(covariance_sensitivity(b, n), rho, rng, ledger, bound=float(max((b ** 2).max(), b.max())),
+                             dim=d + len(iu[0]), mechanism="discrete Gaussian", group="moments")
+    _, _, noisy = mech.release(np.concatenate([X.mean(axis=0), (X.T @ X / n)[iu]]),
+                               what="the moments x̄ and XᵀX/n")
+    mean = noisy[:d]
+    S = np.zeros((d, d))
+    S[iu] = noisy[d:]
+    S = S + S.T - np.diag(np.diag(S)) - np.outer(mean, mean)
+    if standardise:
+        sd = np.sqrt(np.maximum(np.diag(S), EIGEN_FLOOR))
+        S = S / np.outer(sd, sd)
+    vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
+    S = (vecs * np.maximum(vals, EIGEN_FLOOR)) @ vecs.T
+    return 0.5 * (S + S.T), mech
+
+
 def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dict[str, Any]):
     """Returns (pc.Result, ledger or None, info, notes)."""
-    from cgdcore.pc import Result
     from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity
     from cgdcore.score.notears import notears_linear
-    from cgdcore.score.schedules import SCHEDULES, fitted_schedule
+    from cgdcore.score.schedules import DEFAULT_ITERATIONS, SCHEDULES, eps0_for, fitted_schedule
 
     opts = dict(options)
     lambda1 = float(opts.pop("lambda1", 0.1))
@@ -114,6 +176,29 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
 
         rng, _ = noise_generator(seed)
         rho_total = zcdp_rho_for(eps_total, delta)
+        release = opts.pop("release", "covariance") if algo == "noleaks" else "gradient"
+        if release not in RELEASES:
+            raise UserError(f"unknown release {release!r}; choose one of {', '.join(RELEASES)}.")
+        if release == "covariance":
+            for k in ("iterations", "clip", "lr", "outer"):
+                if k in options:
+                    raise UserError(f"option {k} applies to the gradient release (release=gradient), not to the "
+                                    "covariance release.")
+            _reject(opts, algo)
+            standardise = data.is_discrete if options.get("standardise") is None else bool(options["standardise"])
+            bounds = public_bounds(data, standardise)
+            ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=((rho_total, 1),))
+            info["params"].update({"epsilon": eps_total, "delta": delta, "release": "covariance", "noise_seed": seed})
+            cov_hat, mech = private_covariance(X, bounds, rho_total, rng, ledger, standardise)
+            info["sensitivity"] = covariance_sensitivity(bounds, n)
+            info.update({"iterations": 1, "rho_per_release": rho_total, "sigmas": [mech.scale]})
+            notes.append(f"one release: the means and second moments (x̄, XᵀX/n) with discrete Gaussian noise of s.d. "
+                         f"{mech.scale:.3g} per entry; NOTEARS then runs on the covariance they give, without touching "
+                         "the data")
+            r = notears_linear(cov_hat, lambda1=lambda1, w_threshold=w_threshold)
+            W, A, trace = r.W, r.adjacency, r.trace
+            stopped, reason = False, None
+            return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
         if algo == "noleaks":
             I = int(opts.pop("iterations", 200))
             if I < 1:
@@ -125,8 +210,13 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             kind = opts.pop("schedule", "multiplicative")
             if kind not in SCHEDULES:
                 raise UserError(f"unknown schedule {kind!r}; choose one of {', '.join(SCHEDULES)}.")
-            eps0 = float(opts.pop("eps0", eps_total / 100))
             ratio = float(opts.pop("ratio", 1.05))
+            eps0 = opts.pop("eps0", None)
+            if eps0 is None:
+                eps0 = eps0_for(kind, eps_total, DEFAULT_ITERATIONS, ratio)
+                notes.append(f"ε0 = {eps0:.3g}: the largest for which CURATE's Lemma 2 gives {DEFAULT_ITERATIONS} "
+                             "iterations within the total (a rule on public numbers)")
+            eps0 = float(eps0)
             _reject(opts, algo)
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
             weights = np.asarray(sched, dtype=float) ** 2
@@ -146,22 +236,29 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             info.update({"iterations": len(rhos), "schedule": kind, "eps0": eps0,
                          "planned": [float(e) for e in sched], "planned_rho": [float(r) for r in rhos]})
         ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=tuple((r, 1) for r in rhos))
-        info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed})
+        info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed,
+                               **({"release": "gradient"} if algo == "noleaks" else {})})
         info["sensitivity"] = sens
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
                        w_threshold=w_threshold, monitor_cov=cov)
         W, A, trace = r.W, r.adjacency, r.trace
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
+    return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
+
+
+def _finish(data, W, A, trace, stopped, reason, info, t0):
+    """The pc.Result of a score-based run."""
+    from cgdcore.pc import Result
+
     seconds = time.perf_counter() - t0
     A = np.asarray(A, dtype=bool)
     skel = A | A.T
     for arr in (A, skel):
         arr.setflags(write=False)
-    res = Result(variables=tuple(data.variables), cpdag=A, skeleton=skel, sepsets={}, trace=(),
-                 tests_per_order=(), seconds=seconds, params=dict(info["params"]), stopped_early=stopped,
-                 stop_reason=reason, extras={"W": W, "trace": trace})
-    return res, ledger, info, notes
+    return Result(variables=tuple(data.variables), cpdag=A, skeleton=skel, sepsets={}, trace=(),
+                  tests_per_order=(), seconds=seconds, params=dict(info["params"]), stopped_early=stopped,
+                  stop_reason=reason, extras={"W": W, "trace": trace})
 
 
 def _reject(opts: dict, algo: str) -> None:

@@ -20,9 +20,11 @@ import numpy as np
 
 from cgdcore import UserError
 
-__all__ = ["SCHEDULES", "lemma2_iterations", "schedule", "fitted_schedule"]
+__all__ = ["SCHEDULES", "DEFAULT_ITERATIONS", "lemma2_iterations", "schedule", "fitted_schedule", "eps0_for"]
 
 SCHEDULES = ("additive", "exponential", "multiplicative", "geometric")
+#: The iteration count the default ε0 aims for (:func:`eps0_for`), as many as DP-NOTEARS's gradient releases.
+DEFAULT_ITERATIONS = 200
 
 
 def lemma2_iterations(kind: str, eps_total: float, eps0: float, ratio: float = 1.05) -> float:
@@ -34,13 +36,10 @@ def lemma2_iterations(kind: str, eps_total: float, eps0: float, ratio: float = 1
     if kind == "multiplicative":
         if eps0 == 1.0:
             return eps_total
-        if eps0 < 1.0:
-            arg = 1 - eps0 * (1 - eps0) / eps_total
-        else:
-            arg = 1 + eps0 * (eps0 - 1) / eps_total
-        if arg <= 0 or arg == 1:
+        step = eps0 * (eps0 - 1) / eps_total  # the argument of the logarithm is 1 + step (log1p: exact near ε0 = 1)
+        if step <= -1:
             return 0.0
-        return math.log(eps0) / math.log(arg)
+        return math.log(eps0) / math.log1p(step)
     if kind == "geometric":
         # Σ_{i<I} ε0 r^i = ε0 (r^I − 1)/(r − 1) = ε_total
         return math.log1p(eps_total * (ratio - 1) / eps0) / math.log(ratio)
@@ -74,3 +73,20 @@ def fitted_schedule(kind: str, eps_total: float, eps0: float, ratio: float = 1.0
         raise UserError(f"with ε0 = {eps0:g} the {kind} schedule fits no iteration into ε = {eps_total:g}; "
                         "lower ε0 or raise the total.")
     return I, schedule(kind, eps0, I, ratio)
+
+
+def eps0_for(kind: str, eps_total: float, iterations: int = DEFAULT_ITERATIONS, ratio: float = 1.05) -> float:
+    """The largest ε0 for which Lemma 2 gives at least ``iterations`` iterations within ε_total (bisection on log ε0;
+    Lemma 2's I decreases in ε0 for every schedule). A rule on public numbers only, so the optimiser gets the same
+    number of steps at every budget — with ε0 a fixed share of ε_total, a large ε would buy only a handful of
+    steps (ε_total = 10⁴, ε0 = 100: six)."""
+    lo, hi = math.log(1e-12), math.log(eps_total)
+    if lemma2_iterations(kind, eps_total, math.exp(hi), ratio) >= iterations:
+        return eps_total
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if lemma2_iterations(kind, eps_total, math.exp(mid), ratio) >= iterations:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(lo)
