@@ -146,8 +146,9 @@ with checked_url_settings(), st.sidebar:
                 algo_opts["leakage"] = st.radio("Leakage in the optimiser", ["sound", "paper"], key="cleak",
                                                 horizontal=True,
                                                 help="sound: the plan must fit the run's own filter; paper: the "
-                                                     "paper's per-order t·ε² form (the filter still stops the run at "
-                                                     "the budget).", **URL)
+                                                     "paper's per-order t·ε² + ε√(2t ln(1/δ′)) with δ′ = 10⁻¹², used "
+                                                     "to plan, to stop the run and to report (it is never below the "
+                                                     "sound value, so the guarantee is still the budget).", **URL)
                 beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                              format="%g", key="beta", **URL))
                 algo_opts["beta1"] = algo_opts["beta2"] = beta

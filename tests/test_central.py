@@ -241,3 +241,22 @@ def test_min_line_keeps_the_exact_tests_false_dependence_rate():
         assert np.mean(z + noise > c) == pytest.approx(2 * 0.05, abs=0.003)
         assert np.mean(np.minimum(z, other) + noise > c) <= 0.1 + 0.003
     assert critical_value_min(1.645, 0.0) == 1.645
+
+
+@pytest.mark.parametrize("net,eps", [("cancer", 10.0), ("asia", 3.0), ("sachs", 1.0)])
+def test_curate_as_in_paper_is_the_papers_accounting_from_plan_to_cap_to_report(net, eps):
+    """leakage = "paper": CURATE plans, caps and reports with its own t·ε² + ε√(2t ln(1/δ')) at δ' = 10⁻¹² per
+    order, so its reported total never exceeds the budget (on landed main: 13.6 of 10 on cancer), and the sound
+    filter's value stays below it (the guarantee is the budget)."""
+    from cgdcore.central.curate import PAPER_DELTA_PRIME
+
+    ds = load_dataset(net, n=100_000, seed=0)
+    for seed in range(3):
+        r = discover(ds, algo="curate", epsilon=eps, seed=seed, options={"leakage": "paper"})
+        acc = r.privacy["accounting"]
+        paper = acc["as in paper (CURATE t·ε² form)"]
+        assert paper["epsilon"] <= eps * (1 + 1e-9), paper
+        assert r.privacy["used"]["epsilon"] <= paper["epsilon"] + 1e-9
+        assert r.privacy["guarantee"] is True and r.privacy["epsilon"] == eps
+        orders = {rel.order for rel in r.extras["ledger"].releases}
+        assert paper["delta"] == pytest.approx(len(orders) * PAPER_DELTA_PRIME)

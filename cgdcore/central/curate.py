@@ -14,8 +14,11 @@ Child asks for ~2,500 order-1 tests and leaves each a coin flip; by default the 
 
 Resolutions taken (seed_curate.md §7):
 * leakage: by default the plan must fit the run's own filter (the ledger's rule evaluated on what was
-  released plus the planned tests); the paper's per-order t·ε² + ε·sqrt(2t ln(1/δ')) is selectable
-  as "as in paper" (item 2) — the filter still refuses anything past the budget;
+  released plus the planned tests); the paper's per-order t·ε² + ε·sqrt(2t ln(1/δ')) with its δ' = 10⁻¹²
+  per order is selectable as "as in paper" (item 2), and then it is used from plan to cap to report: the
+  plan fits it, a test that would take it past the budget is refused, and the run reports it. It is never
+  below the sound filter's value (V + Σ_o ε_o√(2t_o ln(1/δ')) ≥ V + √(2 ln(1/δ)·V) ≥ the filter's, V = Σ tε²,
+  as δ' ≤ δ), so the run's guarantee stays its budget;
 * monotone ε_j ≥ ε_{j+1}; SLSQP starts from a feasible positive point (item 6);
 * instead of running tests at ε ≈ 0, the run stops (keeping the remaining edges) once the
   planned ε_i falls below a floor: the ε at which the Laplace noise's standard deviation
@@ -41,6 +44,8 @@ from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, LaplaceMechanism
 __all__ = ["lemma1_bounds", "surrogate_error", "plan_budgets", "keep_probability", "CuratePolicy", "LEAKAGE_RULES"]
 
 LEAKAGE_RULES = ("sound", "paper")
+#: The paper's δ' per order in its experiments (seed_curate.md §5: 10⁻¹² ≤ n^−1.5 at n = 10⁵).
+PAPER_DELTA_PRIME = 1e-12
 
 
 def lemma1_bounds(eps, T, beta1, beta2, sensitivity, c1=1.0, c2=1.0):
@@ -156,7 +161,7 @@ class CuratePolicy(PrivatePolicy):
         self.mechanism: LaplaceMechanism | None = None
         self.plans: list[dict] = []
         self._spent_by_order: dict[int, tuple[int, float]] = {}
-        self.paper_delta = ledger.delta / (self.max_order + 1)  # the paper's δ' per order
+        self.paper_delta = min(PAPER_DELTA_PRIME, ledger.delta / (self.max_order + 1))  # the paper's δ' per order
         ledger.paper_rules["as in paper (CURATE t·ε² form)"] = self._paper_total
 
     def _paper_total(self, ledger: Ledger | None = None) -> tuple[float, float]:
@@ -205,9 +210,15 @@ class CuratePolicy(PrivatePolicy):
         if not self.mechanism.affordable():
             self._budget_stop(self.eps_i)
 
+    def _paper_fits(self, order: int, eps: float) -> bool:
+        """Whether one more order-``order`` test at ε keeps the paper's total within the budget ("as in paper")."""
+        t, _ = self._spent_by_order.get(order, (0, eps))
+        now = self._paper_total()[0] - (curate_paper_composition(t, eps, self.paper_delta)[0] if t else 0.0)
+        return now + curate_paper_composition(t + 1, eps, self.paper_delta)[0] <= self.ledger.budget * (1 + 1e-12)
+
     def decide(self, x, y, S, order):
         mech = self.mechanism
-        if mech is None or not mech.affordable():
+        if mech is None or not mech.affordable() or (self.rule == "paper" and not self._paper_fits(order, mech.cost)):
             return self._budget_stop(self.eps_i)
         r = self.test(x, y, S)
         v = mech.release(self.scale.value(r), order=order, what=f"test {x}–{y} | {S}")
