@@ -2,6 +2,7 @@
 
 - :func:`pc_stages`: a finished PC run replayed stage by stage (complete graph, the skeleton
   after each order with the separating sets found there, v-structures, Meek's rules).
+- :func:`pc_mistakes`: where a PC run's skeleton differs from the truth, and the test behind each missed edge.
 - :func:`randomized_response`: Warner's randomised response on one yes/no question, the
   simplest ε-DP mechanism, with its unbiased estimate.
 - :func:`flip_probability`: the chance that Laplace noise flips one CI decision, given the
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Stage", "pc_stages", "randomized_response", "flip_probability", "sieve_examine_flow",
+__all__ = ["Stage", "pc_stages", "pc_mistakes", "randomized_response", "flip_probability", "sieve_examine_flow",
            "floating_point_leak"]
 
 
@@ -66,6 +67,29 @@ def pc_stages(result) -> list[Stage]:
                         (), f"Meek's rules R1–R4 orient {int((M & ~M.T).sum() - (V & ~V.T).sum())} more edge(s) "
                             "without creating new colliders or cycles; the rest stay undirected (the CPDAG)."))
     return stages
+
+
+def pc_mistakes(result, truth) -> dict:
+    """The skeleton errors of a PC run against the true DAG: each missed edge with the test that removed it (order,
+    S, p-value, which was ≥ α: the data did not show the dependence), and each extra edge (no test found a
+    separating set at α)."""
+    truth = np.asarray(truth, dtype=bool)
+    true_skel = truth | truth.T
+    skel = np.asarray(result.skeleton, dtype=bool)
+    removed_by = {}
+    for t in result.trace:
+        if t.phase == "skeleton" and t.independent:
+            removed_by[(min(t.x, t.y), max(t.x, t.y))] = t
+    d = len(skel)
+    missed, extra = [], []
+    for x in range(d):
+        for y in range(x + 1, d):
+            if true_skel[x, y] and not skel[x, y]:
+                t = removed_by.get((x, y))
+                missed.append((x, y, tuple(t.S) if t else (), float(t.p_value) if t else float("nan")))
+            elif skel[x, y] and not true_skel[x, y]:
+                extra.append((x, y))
+    return {"missed": missed, "extra": extra}
 
 
 def randomized_response(epsilon: float, true_rate: float, n: int, rng: np.random.Generator) -> dict:

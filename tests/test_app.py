@@ -321,6 +321,11 @@ def test_learn_page_examples_run_and_respond():
     assert not at.exception, [e.message for e in at.exception]
     tabs = [t.label for t in at.tabs]
     assert tabs[0] == "1 · PC step by step" and len(tabs) == 10
+    # lesson 1's default recovers the truth and says so; its second example explains the edge PC missed
+    assert any("recovered the true graph exactly" in m.value for m in at.success)
+    assert any("missed Pollution – Cancer" in w.value and "≥ α" in w.value for w in at.warning)
+    # lesson 5 says what CURATE did with order 0 against Laplace-PC, whichever way it went
+    assert any("Here CURATE gave each order-0 test" in m.value for m in at.markdown)
     at.select_slider(key="lstage").set_value(1).run()     # after order 0
     assert not at.exception, [e.message for e in at.exception]
     assert any("Order 0" in m.value for m in at.markdown)
