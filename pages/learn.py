@@ -210,7 +210,7 @@ def budget_per_order():
                         marker={"symbol": "diamond", "size": 9},
                         hovertemplate="plan before order 0<br>%{x}: ε per test %{y:.4f}<extra></extra>")
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick="D1"),
+                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1),
                       legend=dict(orientation="h", y=-0.2))
     c2.plotly_chart(fig, width="stretch", key="lallocfig")
     c1.markdown("**Skeleton F1** against the true graph")
@@ -229,13 +229,13 @@ def budget_per_order():
                "found no gain in front-loading."))
     if first_plan and len(first_plan["planned"]) > 1:
         told += (f" Its plan before order 0 falls from {first_plan['planned'][0]:.3g} to "
-                 f"{first_plan['planned'][-1]:.3g} per test (ε_i ≥ ε_{{i+1}}, the paper's constraint); but it "
+                 f"{first_plan['planned'][-1]:.3g} per test (εᵢ ≥ εᵢ₊₁, the paper's constraint); but it "
                  "re-plans after every order with what is left, and the later orders usually need far fewer tests "
                  "than the bound it planned for, so the realised ε per test can rise again at late orders (the bars).")
     st.markdown(told)
     st.latex(r"\min_{\epsilon_i \ge \dots \ge \epsilon_{d-2}}\ \prod_j q^{(1)}_j + \Big(1 - \prod_j (1-q^{(2)}_j)\Big)"
-             r"\quad\text{s.t.}\quad \sum_j \text{leak}(t_j, \epsilon_j) \le \epsilon^{(i)}_{\text{Total}},\qquad "
-             r"t_j \le \sum_{x}|\mathrm{adj}(x)|\binom{|\mathrm{adj}(x)|-1}{j}\ \ (\text{paper: } e_i\binom{d-2}{j})")
+             r"\quad\text{s.t.}\quad \sum_j \text{leak}(t_j, \epsilon_j) \le \epsilon^{(i)}_{\text{Total}}")
+    st.latex(r"t_j \le \sum_{x}|\mathrm{adj}(x)|\binom{|\mathrm{adj}(x)|-1}{j}\quad(\text{paper: } t_j = e_i\binom{d-2}{j})")
     st.caption("PC does not know in advance how many tests each order will need: order 0 tests every pair, later "
                "orders only the edges still standing, with more conditioning sets each. Laplace-PC gives each order "
                "half of what is left (all of it to the last order the degrees allow), split over a bound on its "
