@@ -5,7 +5,7 @@ Usage: python bench/utility.py [--n 100000] [--networks sachs,child,alarm] [--se
                                [--paper-scale] [--no-local]
 
 Every run is capped at the total ε (sparse-vector family: its default round ε, the largest its filter admits
-once per pair of variables) and uses noise seeds 0..seeds−1 on the same sampled rows (data seed 0). For each
+a fixed number of times per pair of variables) and uses noise seeds 0..seeds−1 on the same sampled rows (data seed 0). For each
 network it prints mean ± s.e. of skeleton F1 per algorithm and ε, non-private PC and the every-pair baseline,
 PC on column-wise k-RR records at the same ε (unless --no-local), and with --paper-scale the same algorithms
 on the p-value scale ("as in paper"). Then the targets: best default central algorithm ≥ 0.80 at ε = 1 and

@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "caps every algorithm")
     q.add_argument("--round-share", type=_finite("--round-share"), default=None,
                    help="with --budget total: per-round ε of the sparse-vector family as a share of the cap (default: "
-                        "the largest ε the filter admits once per pair of variables)")
+                        "the largest ε the filter admits a fixed number of times per pair of variables)")
     q.add_argument("--variant", choices=["stable", "original"], default=None, help="PC skeleton variant")
     q.add_argument("--alpha", type=_prob("--alpha"), default=None, help="threshold (default: each paper's)")
     q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None, help="largest conditioning set")

@@ -2,7 +2,7 @@
 real algorithms, and sums the outcome up in one sentence plus a few comparable panels.
 
 * ``epsilon-cost``: non-private PC, Gauss-PC and Priv-PC with ε as the whole budget (Priv-PC: the round ε its
-  filter admits once per pair of variables; decisions on the z scale), and, beside them, Priv-PC as in the
+  filter admits four times per pair of variables; decisions on the z scale), and, beside them, Priv-PC as in the
   paper: ε per round, uncapped, on the p-value scale, with what it can really promise.
 * ``local-vs-central``: the same total ε used centrally (Gauss-PC, Priv-PC and CURATE capped at ε) and
   locally (every record randomised column-wise with k-RR at ε per record, then plain PC).

@@ -174,9 +174,9 @@ else:
     st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy (Kendall's "
                "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records). Every "
                "private method guarantees the ε on the x-axis (Gauss-PC makes one Gaussian-noised release per edge "
-               "and order, composed in zCDP; Priv-PC plays rounds of the largest ε its filter admits once per pair "
-               "of variables; all decide on the statistic's own scale with a line calibrated to the noise). The Trade-off page runs bigger sweeps, including the "
-               "papers' own settings.")
+               "and order, composed in zCDP; Priv-PC plays rounds of the largest ε its filter admits four times per "
+               "pair of variables; all decide on the statistic's own scale with a line calibrated to the noise). The "
+               "Trade-off page runs bigger sweeps, including the papers' own settings.")
 
 if not present:
     st.caption("Every number above comes from runs made now, on this machine, with the settings shown.")

@@ -88,8 +88,8 @@ with checked_url_settings(), st.sidebar:
     if private:
         per_round = algo in ROUND_ALGORITHMS and st.radio(
             "Budget", ["total ε", "per-round ε (as in paper)"], key="budget_mode", horizontal=True,
-            help="total ε: a hard cap; each round gets the largest ε for which the filter admits one round per pair "
-                 "of variables. per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
+            help="total ε: a hard cap; each round gets the largest ε for which the filter admits a fixed "
+                 "number of rounds per pair of variables (SVT-PC one, Priv-PC four). per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
                  "or EM-PC step costs it, and without a cap the guarantee is the composition of the most rounds any "
                  "run on data of this shape could make.", **URL) != "total ε"
         if per_round:

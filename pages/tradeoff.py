@@ -108,7 +108,7 @@ with checked_url_settings(), st.sidebar:
     budget = st.radio("ε means", ["native", "total"], key="tobud", horizontal=True, help=(
         "native: per-round ε for SVT-PC/Priv-PC/EM-PC (uncapped; the papers' figures), total ε for the rest. "
         "total: a hard cap for every algorithm; the sparse-vector family runs rounds of the largest ε its filter "
-        "admits once per pair of variables."),
+        "admits a fixed number of times per pair of variables (SVT-PC once, Priv-PC four times)."),
         **URL)
     variant = st.radio("PC skeleton", ["original", "stable"], key="tovar", horizontal=True,
                        help="original: edges removed at once (the reference codes); stable: removals per order.",

@@ -260,3 +260,23 @@ def test_curate_as_in_paper_is_the_papers_accounting_from_plan_to_cap_to_report(
         assert r.privacy["guarantee"] is True and r.privacy["epsilon"] == eps
         orders = {rel.order for rel in r.extras["ledger"].releases}
         assert paper["delta"] == pytest.approx(len(orders) * PAPER_DELTA_PRIME)
+
+
+@pytest.mark.parametrize("algo,d", [("svt-pc", 8), ("priv-pc", 11), ("priv-pc", 20)])
+def test_round_rule_admits_exactly_the_stated_rounds(algo, d):
+    """Given only a total, the round ε is the largest for which the filter admits ROUNDS_PER_PAIR rounds per pair,
+    each round as the releases it makes (Priv-PC: sieve ε/2 and examine ε/2): all of them fit, one more release
+    does not."""
+    from math import comb
+
+    from cgdcore.central.build import RELEASES_PER_ROUND, ROUNDS_PER_PAIR, round_epsilon_for
+    from cgdcore.privacy.ledger import BudgetExceeded, Ledger
+
+    total, delta = 1.0, 1e-3
+    eps = round_epsilon_for(total, d, delta, "advanced", algo)
+    k = RELEASES_PER_ROUND[algo]
+    led = Ledger(budget=total, delta=delta, rule="advanced")
+    for _ in range(k * ROUNDS_PER_PAIR[algo] * comb(d, 2)):
+        led.record(algo, eps / k)
+    with pytest.raises(BudgetExceeded):
+        led.record(algo, eps / k * 1.01)

@@ -177,7 +177,7 @@ def test_total_budget_mode_caps_every_algorithm():
     df = run_sweep(spec)
     assert (df["epsilon_kind"] == "total").all()
     assert (df["epsilon_total"] <= 2.0 + 1e-9).all() and (df["eps_used"] <= 2.0 * (1 + 1e-12)).all()
-    # rounds of the sparse-vector family: the largest ε its filter admits once per pair of variables
+    # rounds of the sparse-vector family: the largest ε its filter admits a fixed number of times per pair of variables
     assert (df.loc[df.algorithm == "svt-pc", "n_ci_tests"] > 0).all()
 
 

@@ -106,7 +106,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                      n=(100_000,), reps=50, budget="total"),
            metric="skeleton_f1", x="epsilon",
            notes="every algorithm capped at the same total ε; the sparse-vector family runs rounds of the largest ε "
-                 "its filter admits once per pair of variables (a run that reaches the cap keeps its remaining edges, "
+                 "its filter admits a fixed number of times per pair of variables (a run that reaches the cap keeps its remaining edges, "
                  "and says so)."),
     Preset("sound-vs-paper", "Sound defaults vs as in paper: F1 against the same total ε",
            "this tool's defaults (z scale, proven sensitivity, budgets planned from the total) beside the papers' "
