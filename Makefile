@@ -13,8 +13,11 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME_STAMP): requirements.txt | $(BIN)/python
+# The runtime requirements, then cgdcore itself, editable: the `cgdcore` command and `import cgdcore` work from any
+# directory (the data files stay in assets/).
+$(RUNTIME_STAMP): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)

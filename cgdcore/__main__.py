@@ -1,6 +1,4 @@
 """Entry point of ``python -m cgdcore``."""
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

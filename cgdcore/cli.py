@@ -69,6 +69,30 @@ def _finite(name):
         return v
     return conv
 
+#: argument groups of the generated option flags, by algorithm family
+_GROUPS = {"private-pc": "options of the private PC algorithms", "score": "options of NOTEARS and DP-NOTEARS",
+           "fhe": "encrypted federated PC (--algo fhe-pc)"}
+
+
+def _add_option_flags(q) -> None:
+    """One flag per declared algorithm option (cgdcore.algorithms.PARAMS), grouped by the family that takes it;
+    the values are checked against their declarations by ``discover``."""
+    from .algorithms import PARAMS, REGISTRY
+
+    groups = {fam: q.add_argument_group(title) for fam, title in _GROUPS.items()}
+    for p in PARAMS.values():
+        if p.flag is None:
+            continue
+        users = [s for s in REGISTRY.values() if p.key in s.params]
+        group = groups[users[0].family]
+        default = "" if p.default is None else f" ({p.default:g})" if isinstance(p.default, float) else (
+            f" ({p.default})")
+        names = ", ".join(s.name for s in users)
+        kw = {"choices": list(p.choices)} if p.choices else {
+            "type": _finite(p.flag) if p.kind == "float" else _int_at_least(p.flag, -(10 ** 18))}
+        group.add_argument(p.flag, dest=f"opt_{p.key}", default=None, help=f"{names}: {p.help}{default}",
+                           metavar=None if p.choices else p.kind.upper(), **kw)
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m cgdcore", description="Privacy-preserving causal discovery from the command line.")
@@ -118,42 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--noise-seed", type=_nonneg_int("--noise-seed"), default=None,
                    help="seed of the privacy noise (default: fresh operating-system entropy, never reported); a "
                         "fixed seed makes the run a reproducible demo, not private against anyone who knows it")
-    q.add_argument("--sampler", choices=["discrete", "plain"], default=None,
-                   help="noise of laplace-pc, svt-pc, priv-pc and curate: 'discrete' (default; exact discrete "
-                        "Laplace on a lattice, private in floating point) or 'plain' (numpy's floating-point "
-                        "Laplace as in the papers' code, which leaks through the gaps between doubles: no guarantee)")
-    q.add_argument("--statistic", choices=["sound", "paper"], default=None,
-                   help="Kendall statistic of the private algorithms: 'sound' (default; public normaliser, proven "
-                        "sensitivity 9/√n) or 'paper' (Priv-PC's, whose c1/√n is not a bound: no guarantee)")
-    q.add_argument("--c1", type=_finite("--c1"), default=None,
-                   help="with --statistic paper: Priv-PC's constant c1 in Δz = c1/√n (6 = reference code, "
-                        "4.5 = paper asymptotic)")
-    q.add_argument("--composition", choices=["advanced", "basic", "zcdp"], default=None,
-                   help="the budget filter's composition rule, fixed before the run (advanced, the default, or basic; "
-                        "zcdp for gauss-pc)")
-    q.add_argument("--scale", choices=["z", "p"], default=None,
-                   help="what a private test noises: the statistic z with a critical value calibrated to the noise "
-                        "(z, the default) or the p-value against the threshold, as in the papers (p)")
-    q.add_argument("--tweak", type=_finite("--tweak"), default=None, help="Priv-PC threshold tweak t (0.02)")
-    q.add_argument("--subsample-ratio", type=_finite("--subsample-ratio"), default=None,
-                   help="Priv-PC n/m in [1, 20] (default: the optimum)")
-    q.add_argument("--curate-sensitivity", choices=["conservative", "paper"], default=None,
-                   help="CURATE's Δ: Priv-PC's conservative one (default) or the paper's 0.3627/√n")
-    q.add_argument("--leakage", choices=["sound", "paper"], default=None,
-                   help="CURATE's per-order leakage in its optimiser: min(basic, advanced) or the paper's tε² form")
     q.add_argument("--beta", type=_finite("--beta"), default=None, help="CURATE margins β1 = β2 (0.2)")
-    q.add_argument("--lambda1", type=_finite("--lambda1"), default=None, help="NOTEARS L1 penalty (0.1)")
-    q.add_argument("--w-threshold", type=_finite("--w-threshold"), default=None,
-                   help="NOTEARS: keep edges with |w| ≥ this (0.3), declared before the run")
-    q.add_argument("--release", choices=["covariance", "gradient"], default=None,
-                   help="noleaks: one noisy release of the moments, then NOTEARS (covariance, default), or a noisy "
-                        "gradient per step as in NOLEAKS (gradient)")
-    q.add_argument("--iterations", type=_positive_int("--iterations"), default=None,
-                   help="noleaks --release gradient: number of noisy gradient releases (200)")
-    q.add_argument("--schedule", choices=["additive", "exponential", "multiplicative", "geometric"], default=None,
-                   help="curate-score budget schedule (multiplicative, as in the paper)")
-    q.add_argument("--eps0", type=_finite("--eps0"), default=None, help="curate-score initial budget ε0")
-    q.add_argument("--clip", type=_finite("--clip"), default=None, help="per-sample gradient clip (2)")
+    _add_option_flags(q)
     g = q.add_argument_group("local privacy (every record privatised before discovery)")
     g.add_argument("--ldp", metavar="MECH", default=None,
                    help="local mechanism: krr-cwise, krr-comb, geo-cwise or geo-comb")
@@ -172,26 +162,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="de-biased p-values: parametric bootstrap with a scaled-χ² tail (default) or χ² at the effective n")
     g.add_argument("--bootstrap", type=_positive_int("--bootstrap"), default=None,
                    help="bootstrap replicates per de-biased test (99)")
-    g = q.add_argument_group("encrypted federated PC (--algo fhe-pc)")
-    g.add_argument("--owners", type=_positive_int("--owners"), default=None, help="data owners (2–10; 3)")
-    g.add_argument("--owner-split", choices=["iid", "skewed"], default=None,
-                   help="rows dealt to owners at random (iid, default) or Dirichlet-skewed on the first variable")
-    g.add_argument("--fhe-mode", choices=["plaintext", "emulate", "aggregate", "paper", "warm"], default=None,
-                   help="plaintext reference, numpy emulation, secure aggregation, the paper's encrypted statistic "
-                        "(10 NR iterations, Taylor-3) or the warm-started one (default)")
-    g.add_argument("--nr-iterations", type=_positive_int("--nr-iterations"), default=None,
-                   help="Newton–Raphson iterations of the encrypted reciprocal (paper 10, warm 4)")
-    g.add_argument("--r0", type=_finite("--r0"), default=None, help="public initial guess of the reciprocal (1)")
-    g.add_argument("--taylor-terms", type=_positive_int("--taylor-terms"), default=None,
-                   help="terms of the log series (3)")
-    g.add_argument("--log-series", choices=["taylor", "atanh"], default=None,
-                   help="G²'s log: the paper's Taylor series around 1, or 2·atanh((r−1)/(r+1)) (warm default)")
-    g.add_argument("--warm-c", type=_finite("--warm-c"), default=None, help="warm-start guess factor c (0.7)")
-    g.add_argument("--fhe-dp", choices=["once", "per-count"], default=None,
-                   help="DP variant: every owner adds exact discrete Laplace noise to its joint histogram once (ε in "
-                        "total), or the paper's noise on every count (uncapped: its bound at the most tests is reported)")
-    g.add_argument("--key-holder", type=_positive_int("--key-holder"), default=None,
-                   help="which owner holds the secret key (1)")
     q.add_argument("--json", action="store_true", help="print the JSON result object")
     q.add_argument("--trace", action="store_true",
                    help="with --json: add every CI query in the order asked (what was noised, its sensitivity, the "
@@ -372,36 +342,21 @@ def cmd_discover(args) -> int:
 
     if args.algo not in ALGORITHMS:
         raise UserError(f"unknown or unavailable algorithm {args.algo!r}; available: {', '.join(ALGORITHMS)}.")
-    if args.algo == "fhe-pc" and args.epsilon is not None and args.fhe_dp is None:
+    if args.algo == "fhe-pc" and args.epsilon is not None and args.opt_dp is None:
         raise UserError("--epsilon applies to fhe-pc only with its DP variant: add --fhe-dp once (or per-count).")
     if args.algo == "pc" and any(v is not None for v in (args.epsilon, args.round_epsilon, args.delta)):
         raise UserError("--epsilon/--round-epsilon/--delta apply to private algorithms; 'pc' is not private. "
                         "Drop them or choose a private --algo.")
     if args.data and args.n is not None:
         raise UserError("--n applies to sampled datasets (--dataset); a CSV given with --data is used whole.")
-    options = {k: v for k, v in (("statistic", args.statistic), ("c1", args.c1), ("composition", args.composition),
-                                  ("scale", args.scale),
-                                  ("tweak", args.tweak), ("subsample_ratio", args.subsample_ratio),
-                                  ("curate_sensitivity", args.curate_sensitivity), ("leakage", args.leakage),
-                                  ("beta1", args.beta), ("beta2", args.beta), ("lambda1", args.lambda1),
-                                  ("w_threshold", args.w_threshold), ("iterations", args.iterations),
-                                  ("schedule", args.schedule), ("eps0", args.eps0), ("clip", args.clip),
-                                  ("release", args.release), ("sampler", args.sampler))
-               if v is not None}
-    if options and args.algo == "pc":
-        raise UserError(f"--{next(iter(options)).replace('_', '-')} applies to private algorithms, not 'pc'.")
-    fhe = {k: v for k, v in (("owners", args.owners), ("split", args.owner_split), ("mode", args.fhe_mode),
-                             ("nr_iterations", args.nr_iterations), ("r0", args.r0),
-                             ("taylor_terms", args.taylor_terms), ("log_series", args.log_series),
-                             ("warm_c", args.warm_c), ("dp", args.fhe_dp), ("key_holder", args.key_holder))
-           if v is not None}
-    if fhe and args.algo != "fhe-pc":
-        flag = {"split": "owner-split", "mode": "fhe-mode", "dp": "fhe-dp"}.get(next(iter(fhe)), next(iter(fhe)))
-        raise UserError(f"--{flag.replace('_', '-')} applies to --algo fhe-pc.")
-    if args.algo == "fhe-pc":
-        if options:
-            raise UserError(f"--{next(iter(options)).replace('_', '-')} does not apply to fhe-pc.")
-        options = fhe
+    from .algorithms import PARAMS, check_options
+
+    options = {p.key: getattr(args, f"opt_{p.key}") for p in PARAMS.values()
+               if p.flag is not None and getattr(args, f"opt_{p.key}") is not None}
+    if args.beta is not None:
+        options["beta1"] = options["beta2"] = args.beta
+    options = check_options(args.algo, options, name=lambda p: p.flag or ("--beta" if p.key.startswith("beta") else p.key),
+                            algo_name=lambda a: f"--algo {a}")
     ldp = None
     ldp_flags = (args.ldp_epsilon, args.ldp_pmax, args.ldp_seed, args.ldp_bins, args.debias, args.calibration,
                  args.bootstrap)
@@ -545,3 +500,8 @@ def main(argv=None) -> int:
     except Exception as e:  # an internal bug: short message, no traceback
         print(f"internal error ({type(e).__name__}): {e}. Please report it with the command you ran.", file=sys.stderr)
         return 1
+
+
+def run() -> None:
+    """The ``cgdcore`` console script (``pip install -e .``): the same as ``python -m cgdcore``."""
+    sys.exit(main())

@@ -18,50 +18,20 @@ from . import UserError
 from .data.dataset import Dataset
 from .graph import edge_list
 
-#: Algorithms available in this build, with a one-line description.
-ALGORITHMS: dict[str, str] = {
-    "pc": "PC (non-private): every CI decision is the plain test p ≥ α",
-    "laplace-pc": "Laplace-PC: every CI decision noised with Laplace; the total ε is split across PC orders",
-    "gauss-pc": "Gauss-PC: one release per edge and order — the smallest |z| over its candidate separating sets plus "
-                "a (discrete) Gaussian — composed in zCDP so k releases cost √k; the total ε is planned order by order",
-    "svt-pc": "SVT-PC: textbook sparse vector (AboveThreshold) over all CI tests; ε per deleted edge",
-    "priv-pc": "Priv-PC (Wang et al. 2020): sieve on a sub-sample, examine on the full data; ε per round",
-    "em-pc": "EM-PC (Xu et al. 2017): per node and order, the exponential mechanism picks how many and which "
-             "edges to delete",
-    "curate": "CURATE (Bhattacharjee & Tandon 2024): Laplace test with margins; per-order budgets optimised "
-              "by SLSQP after every order",
-    "notears": "NOTEARS (Zheng et al. 2018): linear SEM fitted under a smooth acyclicity constraint (non-private)",
-    "noleaks": "DP-NOTEARS: one discrete-Gaussian release of the data's moments, then NOTEARS on them (or, as in "
-               "NOLEAKS, per-sample clipped noisy gradients); composed in zCDP",
-    "curate-score": "CURATE score-based: DP-NOTEARS with additive / exponential / multiplicative / geometric "
-                    "per-iteration budgets",
-    "fhe-pc": "Encrypted federated PC (Yang et al. 2026): owners' counts under CKKS, χ²/G² evaluated by the "
-              "server on ciphertexts; optional DP variant",
-}
-SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
+from .algorithms import PARAMS, REGISTRY, check_options, names
+
+#: Views of the registry (cgdcore.algorithms), kept for callers that list algorithms by kind.
+ALGORITHMS: dict[str, str] = {s.name: s.summary for s in REGISTRY.values()}
+SCORE_ALGORITHMS = names(family="score")
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
-PRIVATE_ALGORITHMS = ("laplace-pc", "gauss-pc", "svt-pc", "priv-pc", "em-pc", "curate")
+PRIVATE_ALGORITHMS = names(family="private-pc")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
-ROUND_ALGORITHMS = ("svt-pc", "priv-pc", "em-pc")
-#: Algorithms that need a total budget to plan how to spend it.
-TOTAL_ALGORITHMS = ("laplace-pc", "gauss-pc", "curate")
+ROUND_ALGORITHMS = names(budget="round")
 #: Paper defaults: threshold T on the p-value scale and the run's δ.
 ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
-    "pc": {"alpha": 0.05},
-    "laplace-pc": {"alpha": 0.05, "delta": 1e-6},
-    "gauss-pc": {"alpha": 0.05, "delta": 1e-6},
-    "svt-pc": {"alpha": 0.10, "delta": 1e-3},      # Priv-PC reference eval.py: ALPHA = 0.10, δ = 1e-3
-    "priv-pc": {"alpha": 0.10, "delta": 1e-3},
-    "em-pc": {"alpha": 0.10, "delta": 1e-3},
-    "curate": {"alpha": 0.05, "delta": 1e-10},     # CURATE §IV: T = 0.05; reference δ_Total = 1e-10
-    "notears": {"alpha": 0.05},
-    "noleaks": {"alpha": 0.05, "delta": 1e-5},
-    "curate-score": {"alpha": 0.05, "delta": 1e-5},
-    "fhe-pc": {"alpha": 0.05, "delta": 1e-6},       # seed 003 §IV: α = 0.05
-}
+    s.name: {"alpha": s.alpha, **({} if s.delta is None else {"delta": s.delta})} for s in REGISTRY.values()}
 #: options of fhe-pc (``discover(..., options=...)``) and their defaults
-FHE_OPTIONS = {"owners": 3, "split": "iid", "mode": "warm", "nr_iterations": None, "r0": 1.0, "taylor_terms": 3,
-               "warm_c": 0.7, "log_series": None, "dp": None, "key_holder": 1}
+FHE_OPTIONS = {k: PARAMS[k].default for k in REGISTRY["fhe-pc"].params}
 
 
 @dataclass(frozen=True, eq=False)
@@ -290,8 +260,11 @@ def discover(
     from .metrics import evaluate
     from .pc import PValuePolicy, pc
 
-    if algo not in ALGORITHMS:
-        raise UserError(f"unknown algorithm {algo!r}; available: {', '.join(ALGORITHMS)}.")
+    options = dict(options or {})
+    on_message = options.pop("on_message", None)  # fhe-pc: a callable for status lines (the app's progress text)
+    options = check_options(algo, options)  # one place: known to the algorithm, of its kind, within its range
+    if on_message is not None:
+        options["on_message"] = on_message
     check_category_counts(dataset)  # every algorithm: an identifier-like column is never usable
     if ranges:
         from .data.tabular import parse_ranges
@@ -320,11 +293,11 @@ def discover(
     defaults = ALGO_DEFAULTS[algo]
     alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
     if private:
-        ci_test = ci_test or ("g2" if algo == "em-pc" else "kendall")
-        if algo == "em-pc" and ci_test != "g2":
+        ci_test = ci_test or REGISTRY[algo].ci_tests[0]
+        if algo == "em-pc" and ci_test not in REGISTRY[algo].ci_tests:
             raise UserError("em-pc uses the G-test (its utility counts records that flip a G-test); "
-                            "choose --ci-test g2.")
-        if algo != "em-pc" and ci_test != "kendall":
+                            "choose the g2 CI test.")
+        if ci_test not in REGISTRY[algo].ci_tests:
             raise UserError(f"{algo} needs the 'kendall' CI test: χ², G and Fisher-z have unbounded sensitivity, "
                             "so no finite noise makes them private.")
         kendall_sided = kendall_sided or "one"
@@ -523,10 +496,7 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
     opts = dict(FHE_OPTIONS)
     options = dict(options or {})
     on_message = options.pop("on_message", None)  # a callable for status lines (the app's progress text)
-    unknown = set(options) - set(opts)
-    if unknown:
-        raise UserError(f"fhe-pc does not take {', '.join(sorted(unknown))}; its options are {', '.join(opts)}.")
-    opts.update(options)
+    opts.update(options)  # checked against the registry by discover()
     ci_test = ci_test or "g2"
     if ci_test not in ("g2", "chi2"):
         raise UserError(f"fhe-pc evaluates the G² or χ² statistic under encryption; choose --ci-test g2 or chi2 "
@@ -539,8 +509,6 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
     settings = Settings(mode=opts["mode"], statistic=ci_test, iterations=opts["nr_iterations"], r0=opts["r0"],
                         taylor_terms=opts["taylor_terms"], warm_c=opts["warm_c"], log_series=opts["log_series"])
     owners = opts["owners"]
-    if isinstance(owners, bool) or not isinstance(owners, (int, np.integer)):
-        raise UserError(f"the number of owners must be a whole number (got {owners!r}).")
     t0 = time.perf_counter()
     result, report, ledger = fhe_pc(data, owners=int(owners), split=opts["split"], settings=settings, alpha=alpha,
                                     max_order=max_order, dp=opts["dp"], epsilon=epsilon,

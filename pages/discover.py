@@ -3,6 +3,7 @@ import json
 
 import streamlit as st
 
+from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
@@ -12,6 +13,7 @@ from cgdcore.metrics import CONVENTIONS
 from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
+from ui.widgets import option_input
 
 route_through_app()
 
@@ -111,58 +113,60 @@ with checked_url_settings(), st.sidebar:
                                  **URL)
         noise_seed, noise_draw = noise_seed_input("nseed", default_fixed="nseed" in st.query_params)
         with st.expander("Algorithm options"):
-            if algo != "gauss-pc":
-                algo_opts["composition"] = st.radio(
-                    "Composition rule of the budget filter", ["advanced", "basic"], key="comp", horizontal=True,
+            takes = REGISTRY[algo].params  # the widgets follow the algorithm's declared options
+            if "composition" in takes and REGISTRY[algo].budget != "zcdp":
+                algo_opts["composition"] = option_input(
+                    "composition", widget_key="comp", label="Composition rule of the budget filter",
+                    choices=("advanced", "basic"),
                     help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
                          "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC composes in "
-                         "zCDP.)", **URL)
-            if algo not in ("em-pc", "gauss-pc"):
-                algo_opts["scale"] = st.radio(
-                    "Decision scale", ["z", "p"], key="scale", horizontal=True,
+                         "zCDP.)")
+            if "scale" in takes:
+                algo_opts["scale"] = option_input(
+                    "scale", widget_key="scale", label="Decision scale",
                     help="z: noise the statistic itself and compare |z + noise| with a line calibrated to the noise "
                          "(strong evidence keeps its margin). p: noise the p-value and compare it with α, as in the "
                          "papers — every strong dependence is squashed into [0, α], so the noise flips far more "
-                         "decisions (Learn, lesson 10).", **URL)
-            if algo != "em-pc":
-                statistic = st.radio(
-                    "Kendall statistic", ["sound", "paper"], key="stat", horizontal=True,
+                         "decisions (Learn, lesson 10).")
+            if "statistic" in takes:
+                statistic = option_input(
+                    "statistic", widget_key="stat", label="Kendall statistic",
                     help="sound: every stratum counted over the public normaliser √(9n/4); its sensitivity 9/√n is "
                          "proven. paper: Priv-PC's statistic over the usable strata, whose claimed c₁/√n is not a "
-                         "bound (one row can switch a stratum on or off) — the run then has no guarantee.", **URL)
+                         "bound (one row can switch a stratum on or off) — the run then has no guarantee.")
                 algo_opts["statistic"] = statistic
                 if statistic == "paper":
                     algo_opts["c1"] = st.radio("Priv-PC's constant c₁", [6.0, 4.5], key="c1", horizontal=True,
                                                help="Δz = c₁/√n as claimed. 6: the reference code; 4.5: the "
                                                     "paper's asymptotic value.", **URL)
-            if algo == "priv-pc":
-                algo_opts["tweak"] = float(st.number_input("Threshold tweak t", min_value=0.0, max_value=0.5,
-                                                           value=0.02, step=0.01, format="%g", key="tweak", **URL))
-            if algo == "curate":
-                algo_opts["curate_sensitivity"] = st.radio(
-                    "Sensitivity", ["conservative", "paper"], key="csens", horizontal=True,
+            if "tweak" in takes:
+                algo_opts["tweak"] = option_input("tweak", widget_key="tweak", label="Threshold tweak t")
+            if "curate_sensitivity" in takes:
+                algo_opts["curate_sensitivity"] = option_input(
+                    "curate_sensitivity", widget_key="csens", label="Sensitivity",
                     help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, which is "
-                         "not a valid worst-case bound (the run then has no guarantee).", **URL)
-                algo_opts["leakage"] = st.radio("Leakage in the optimiser", ["sound", "paper"], key="cleak",
-                                                horizontal=True,
-                                                help="sound: the plan must fit the run's own filter; paper: the "
-                                                     "paper's per-order t·ε² + ε√(2t ln(1/δ′)) with δ′ = 10⁻¹², used "
-                                                     "to plan, to stop the run and to report (it is never below the "
-                                                     "sound value, so the guarantee is still the budget).", **URL)
-                beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
-                                             format="%g", key="beta", **URL))
+                         "not a valid worst-case bound (the run then has no guarantee).")
+            if "leakage" in takes:
+                algo_opts["leakage"] = option_input(
+                    "leakage", widget_key="cleak", label="Leakage in the optimiser",
+                    help="sound: the plan must fit the run's own filter; paper: the paper's per-order t·ε² + "
+                         "ε√(2t ln(1/δ′)) with δ′ = 10⁻¹², used to plan, to stop the run and to report (it is never "
+                         "below the sound value, so the guarantee is still the budget).")
+            if "beta1" in takes:
+                beta = option_input("beta1", widget_key="beta", label="Margins β₁ = β₂", step=0.05,
+                                    help="CURATE's margins β₁ (type I) and β₂ (type II) around the threshold.")
                 algo_opts["beta1"] = algo_opts["beta2"] = beta
-            if algo not in ("em-pc", "gauss-pc"):
-                algo_opts["sampler"] = st.radio(
-                    "Noise sampler", ["discrete", "plain"], key="sampler", horizontal=True,
+            if "sampler" in takes:
+                algo_opts["sampler"] = option_input(
+                    "sampler", widget_key="sampler", label="Noise sampler",
                     help="discrete: exact discrete Laplace noise on a fine power-of-two lattice (Canonne, Kamath & "
                          "Steinke 2020), so the privacy proofs hold exactly in floating point. plain: numpy's textbook "
                          "sampler, as in the papers' code, whose low-order bits can reveal the noised value (Learn, "
-                         "lesson 9) — the run then has no guarantee.", **URL)
+                         "lesson 9) — the run then has no guarantee.")
 
     st.header("Test")
     if private:
-        ci_test = "g2" if algo == "em-pc" else "kendall"
+        ci_test = REGISTRY[algo].ci_tests[0]
         st.caption("CI test: **G-test** (EM-PC's utility counts records that flip it)." if algo == "em-pc" else
                    "CI test: **conditional Kendall τ** — the statistic with a bounded sensitivity.")
     else:

@@ -114,7 +114,7 @@ BAD = [
      "--epsilon"),
     (["discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc", "--subsample-ratio", "2"], "svt-pc"),
     (["discover", "--dataset", "asia", "--n", "5000", "--algo", "priv-pc", "--subsample-ratio", "50"], "20"),
-    (["discover", "--dataset", "asia", "--tweak", "0.1"], "private"),
+    (["discover", "--dataset", "asia", "--tweak", "0.1"], "applies to --algo priv-pc"),
 ]
 
 

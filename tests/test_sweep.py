@@ -209,7 +209,7 @@ def test_algorithm_labels():
     assert parse_algo("pc+geo-comb").kind("native") == "local"
     assert parse_algo("curate").kind("native") == "total" and parse_algo("pc").kind("total") == "none"
     for bad, msg in (("nope", "unknown algorithm"), ("priv-pc[x=1]", "unknown option"),
-                     ("priv-pc[subsample_ratio=a]", "needs a float"), ("svt-pc+krr-comb", "pc\\+MECH"),
+                     ("priv-pc[subsample_ratio=a]", "between 1 and 20"), ("svt-pc+krr-comb", "pc\\+MECH"),
                      ("curate[debias=invert]", "pc\\+MECH only")):
         with pytest.raises(UserError, match=msg):
             parse_algo(bad)

@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from cgdcore import UserError
+from cgdcore.algorithms import PARAMS
 from cgdcore.citests import (KENDALL_PUBLIC_C, curate_p_sensitivity, kendall_p_sensitivity, p_sensitivity,
                              shared_ci_test)
 from cgdcore.pc import max_ci_queries
@@ -18,15 +19,12 @@ from cgdcore.privacy import noise_generator
 from cgdcore.privacy.ledger import Ledger, privpc_code_composition, validate_delta, validate_epsilon
 from cgdcore.privacy.mechanisms import DEFAULT_SAMPLER, PLAIN_NOTE, check_sampler
 
-__all__ = ["build_private_policy", "max_reach", "check_sensitivity", "STATISTICS", "COMPOSITIONS", "round_epsilon_for",
+__all__ = ["build_private_policy", "max_reach", "check_sensitivity", "COMPOSITIONS", "round_epsilon_for",
            "round_rule", "ROUNDS_PER_PAIR"]
 
 #: The largest p-value sensitivity a run may use: beyond it the noise swamps any decision
 #: (the one-sided p-value lives in [0, ½]).
 MAX_P_SENSITIVITY = 0.1
-#: "sound": Kendall z̃ with the public normaliser, Δz̃ < 9/√n (proven); "paper": Priv-PC's statistic over
-#: usable strata with its claimed c1/√n, which is not a bound (no guarantee).
-STATISTICS = ("sound", "paper")
 #: Composition rules a central run may fix in advance (cgdcore.privacy.ledger); gauss-pc composes in zCDP.
 COMPOSITIONS = ("advanced", "basic")
 #: The rule each algorithm's filter uses unless the run picks another.
@@ -97,30 +95,26 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     total = None if epsilon is None else validate_epsilon(epsilon, "the total budget ε (--epsilon)")
     rng, noise = noise_generator(seed)
     n, d = data.n, data.d
-    statistic = options.pop("statistic", "sound")
-    if statistic not in STATISTICS:
-        raise UserError(f"the Kendall statistic must be 'sound' (public normaliser, proven sensitivity) or 'paper' "
-                        f"(Priv-PC's, no guarantee); got {statistic!r}.")
+    # options were checked against their declarations (cgdcore.algorithms) by discover(); the rules that tie
+    # options together are the algorithm's own and stay here
+    statistic = options.pop("statistic", PARAMS["statistic"].default)
     c1 = options.pop("c1", None)
     if c1 is not None:
         c1 = float(c1)
-        if not (c1 > 0 and math.isfinite(c1)):
-            raise UserError(f"the sensitivity constant c1 must be a positive number; got {c1!r}.")
         if statistic != "paper":
             raise UserError("c1 is the constant of Priv-PC's own statistic: it applies with statistic 'paper' "
                             "(--statistic paper); the sound statistic's sensitivity 9/√n is proven, not chosen.")
-    composition = options.pop("composition", DEFAULT_RULE.get(algo, "advanced"))
+    composition = options.pop("composition", DEFAULT_RULE.get(algo, PARAMS["composition"].default))
     allowed = ("zcdp",) if algo == "gauss-pc" else COMPOSITIONS
     if composition not in allowed:
         raise UserError(f"the composition rule of {algo} must be one of {', '.join(allowed)}; got {composition!r}.")
-    scale_kind = options.pop("scale", "z")
+    scale_kind = options.pop("scale", PARAMS["scale"].default)
     sided = getattr(test, "sided", None) or "one"
     if max_order is None and algo != "em-pc":
         max_order = max_reach(n, d)
         notes.append(f"maximum order {max_order} = max(min(⌊log2 n⌋ − 5, d − 2), 0), as in the papers' code")
     params: dict[str, Any] = {"epsilon": total, "delta": delta, "noise_seed": noise["seed"],
                               "composition": composition}
-    sampler_given = "sampler" in options
     sampler = check_sampler(options.pop("sampler", DEFAULT_SAMPLER))
 
     from cgdcore.central.curate import CuratePolicy
@@ -157,11 +151,6 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         return Ledger(budget=total, delta=delta, rule=composition, worst_case=worst)
 
     if algo == "em-pc":
-        if sampler_given:
-            raise UserError("the noise sampler applies to the Laplace-based algorithms (laplace-pc, svt-pc, priv-pc, "
-                            "curate); em-pc samples the exponential mechanism instead.")
-        if statistic != "sound":
-            raise UserError("em-pc uses the G-test; the Kendall statistic options do not apply to it.")
         steps = d * ((d - 2 if max_order is None else max_order) + 1)
         ledger = ledger_for(((round_epsilon / 2, 2 * steps),))
         ledger.void_guarantee(EMPC_NOTE)
@@ -183,19 +172,14 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         sens = kendall_p_sensitivity(n, const, sided)
         params["c1"] = const
     params["statistic"] = statistic
-    if algo == "gauss-pc" and scale_kind != "z":
-        raise UserError("gauss-pc noises the statistic z itself; the p-value scale is the papers' choice for the "
-                        "Laplace-based algorithms (--scale p with laplace-pc, svt-pc, priv-pc or curate).")
     z_sens = const / math.sqrt(n)
     if algo == "curate":
-        variant = options.pop("curate_sensitivity", "conservative")
+        variant = options.pop("curate_sensitivity", PARAMS["curate_sensitivity"].default)
         if variant == "paper":
             sens = curate_p_sensitivity(n, "code", sided)
             notes.append("sensitivity 'as in paper' (C = 0.3627/√n, a p-value sensitivity, so the p scale): not a "
                          "valid worst-case bound")
             scale_kind = "p"
-        elif variant != "conservative":
-            raise UserError("curate sensitivity must be 'conservative' or 'paper'.")
         params["curate_sensitivity"] = variant
     check_sensitivity(sens, n, algo, const, sided)
     scale = DecisionScale(scale_kind, alpha, sided, z_sens, sens)
@@ -204,9 +188,6 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     params["sampler"] = sampler
 
     if algo in ("laplace-pc", "gauss-pc"):
-        if algo == "gauss-pc" and sampler_given:
-            raise UserError("gauss-pc draws exact discrete Gaussian noise; the sampler option applies to the "
-                            "Laplace-based algorithms.")
         ledger = ledger_for(None)
         cls = LaplacePolicy if algo == "laplace-pc" else GaussPolicy
         policy = cls(test, ledger, rng, scale, max_order=max_order, sampler=sampler)
@@ -219,10 +200,8 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
             round_epsilon, lambda: policy.hits)
     elif algo == "priv-pc":
         ledger = ledger_for(((round_epsilon / 2, 2 * queries),))
-        tweak = float(options.pop("tweak", 0.02))
+        tweak = float(options.pop("tweak", PARAMS["tweak"].default))
         ratio = options.pop("subsample_ratio", None)
-        if ratio is not None and not (1.0 <= float(ratio) <= 20.0):
-            raise UserError(f"the sub-sampling ratio n/m must be between 1 and 20; got {ratio!r}.")
         if ratio is None and scale_kind == "z":
             # on the z scale a sub-sample of m rows shrinks every dependence's z by sqrt(m/n) while its noise is set
             # by ε' = ln(1 + (n/m)(e^{ε/2} − 1)): the sieve's signal-to-noise, ∝ m·ε', falls with n/m, so no
@@ -258,9 +237,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
                      "examine_noise_scale": mech.examine.noise.scale})
     else:  # curate
         ledger = ledger_for(None)
-        beta1 = float(options.pop("beta1", 0.2))
-        beta2 = float(options.pop("beta2", 0.2))
-        rule = options.pop("leakage", "sound")
+        beta1 = float(options.pop("beta1", PARAMS["beta1"].default))
+        beta2 = float(options.pop("beta2", PARAMS["beta2"].default))
+        rule = options.pop("leakage", PARAMS["leakage"].default)
         policy = CuratePolicy(test, ledger, rng, scale, d=d, max_order=max_order, beta1=beta1, beta2=beta2,
                               leakage_rule=rule, sampler=sampler)
         if params["curate_sensitivity"] == "paper":

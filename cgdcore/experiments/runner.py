@@ -61,9 +61,9 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
         kw["round_epsilon"] = cfg.epsilon
     elif cfg.epsilon_kind == "total":
         kw["epsilon"] = cfg.epsilon
-        from cgdcore.discover import ROUND_ALGORITHMS
+        from cgdcore.algorithms import REGISTRY
 
-        if spec.algo in ROUND_ALGORITHMS and cfg.round_share is not None:
+        if REGISTRY[spec.algo].budget == "round" and cfg.round_share is not None:
             kw["round_epsilon"] = cfg.epsilon * cfg.round_share
         if spec.algo == "fhe-pc":
             opts.setdefault("dp", "once")
@@ -73,13 +73,9 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
     return kw
 
 
-#: sweep option -> discover CLI flag (options without a flag make a row reproducible from Python only)
-_FLAGS = {"statistic": "--statistic", "c1": "--c1", "composition": "--composition", "scale": "--scale", "tweak": "--tweak", "subsample_ratio": "--subsample-ratio",
-          "curate_sensitivity": "--curate-sensitivity", "leakage": "--leakage", "lambda1": "--lambda1",
-          "w_threshold": "--w-threshold", "iterations": "--iterations", "schedule": "--schedule", "eps0": "--eps0",
-          "clip": "--clip", "release": "--release", "owners": "--owners", "split": "--owner-split", "mode": "--fhe-mode", "dp": "--fhe-dp",
-          "debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins",
-          "sampler": "--sampler"}
+#: local-privacy options of ``pc+MECH`` -> discover CLI flag (algorithm options name theirs in cgdcore.algorithms;
+#: an option without a flag makes a row reproducible from Python only)
+_LDP_FLAGS = {"debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins"}
 
 
 def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:
@@ -109,10 +105,13 @@ def command_for(cfg: RunConfig) -> str | None:
     if ldp:
         parts += [f"--ldp {ldp.pop('mechanism')}", f"--ldp-epsilon {ldp.pop('epsilon')!r}"]
         opts.update(ldp)
+    from cgdcore.algorithms import flag_of
+
     for k, v in opts.items():
-        if k not in _FLAGS:
+        flag = _LDP_FLAGS.get(k) or flag_of(k)
+        if flag is None:
             return None
-        parts.append(f"{_FLAGS[k]} {v}")
+        parts.append(f"{flag} {v}")
     return " ".join(parts)
 
 

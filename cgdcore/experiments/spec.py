@@ -31,13 +31,9 @@ from cgdcore.privacy.ledger import MAX_EPSILON
 __all__ = ["AlgoSpec", "RunConfig", "SweepSpec", "parse_algo", "split_labels", "parse_epsilon_grid", "BUDGET_MODES"]
 
 BUDGET_MODES = ("native", "total")
-#: option values accepted in ``algo[key=value]`` labels are parsed as these types
-_OPTION_TYPES = {"subsample_ratio": float, "tweak": float, "c1": float, "beta1": float, "beta2": float,
-                 "curate_sensitivity": str, "leakage": str, "max_flip_steps": int, "schedule": str,
-                 "iterations": int, "lambda1": float, "w_threshold": float, "clip": float, "lr": float,
-                 "outer": int, "eps0": float, "ratio": float, "owners": int, "mode": str, "dp": str,
-                 "split": str, "ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int,
-                 "sampler": str, "statistic": str, "composition": str, "scale": str}
+#: option values accepted in ``algo[key=value]`` labels: every declared algorithm option (cgdcore.algorithms) plus
+#: the run's CI test and the local-privacy options of ``pc+MECH``
+_EXTRA_TYPES = {"ci_test": str, "debias": str, "calibration": str, "n_boot": int, "bins": int}
 _LDP_OPTIONS = ("debias", "calibration", "n_boot", "bins")
 
 
@@ -52,19 +48,19 @@ class AlgoSpec:
 
     @property
     def private(self) -> bool:
-        from cgdcore.discover import PRIVATE_ALGORITHMS
+        from cgdcore.algorithms import REGISTRY
 
-        return self.mechanism is not None or self.algo in (*PRIVATE_ALGORITHMS, "noleaks", "curate-score", "fhe-pc")
+        return self.mechanism is not None or REGISTRY[self.algo].private
 
     def kind(self, budget: str) -> str:
         """How this algorithm reads the sweep's ε: round, total, local or none."""
-        from cgdcore.discover import ROUND_ALGORITHMS
+        from cgdcore.algorithms import REGISTRY
 
         if not self.private:
             return "none"
         if self.mechanism is not None:
             return "local"
-        if self.algo in ROUND_ALGORITHMS and budget == "native":
+        if REGISTRY[self.algo].budget == "round" and budget == "native":
             return "round"
         return "total"
 
@@ -107,6 +103,7 @@ def parse_epsilon_grid(text: str) -> tuple[float, ...]:
 
 def parse_algo(label: str) -> AlgoSpec:
     """``priv-pc``, ``priv-pc[subsample_ratio=1]``, ``pc+krr-comb`` or ``pc+geo-comb[debias=invert]``."""
+    from cgdcore.algorithms import PARAMS
     from cgdcore.discover import ALGORITHMS
     from cgdcore.local.privatize import MECHANISMS
 
@@ -121,9 +118,16 @@ def parse_algo(label: str) -> AlgoSpec:
             if "=" not in part:
                 raise UserError(f"algorithm {text!r}: option {part!r} must look like key=value.")
             k, v = (s.strip() for s in part.split("=", 1))
-            kind = _OPTION_TYPES.get(k)
+            if k in PARAMS:
+                try:
+                    opts[k] = PARAMS[k].parse(v)
+                except UserError as e:
+                    raise UserError(f"algorithm {text!r}: {e}") from None
+                continue
+            kind = _EXTRA_TYPES.get(k)
             if kind is None:
-                raise UserError(f"algorithm {text!r}: unknown option {k!r}; known: {', '.join(sorted(_OPTION_TYPES))}.")
+                raise UserError(f"algorithm {text!r}: unknown option {k!r}; known: "
+                                f"{', '.join(sorted((*PARAMS, *_EXTRA_TYPES)))}.")
             try:
                 opts[k] = kind(v)
             except ValueError:

@@ -139,13 +139,13 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
     """Returns (pc.Result, ledger or None, info, notes)."""
     from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity
     from cgdcore.score.notears import notears_linear
-    from cgdcore.score.schedules import DEFAULT_ITERATIONS, SCHEDULES, eps0_for, fitted_schedule
+    from cgdcore.score.schedules import DEFAULT_ITERATIONS, eps0_for, fitted_schedule
 
-    opts = dict(options)
-    lambda1 = float(opts.pop("lambda1", 0.1))
-    w_threshold = float(opts.pop("w_threshold", 0.3))
-    if not (w_threshold >= 0 and math.isfinite(w_threshold)):
-        raise UserError(f"w_threshold must be a number ≥ 0; got {w_threshold!r}.")
+    from cgdcore.algorithms import PARAMS
+
+    opts = dict(options)  # checked against their declarations by discover()
+    lambda1 = float(opts.pop("lambda1", PARAMS["lambda1"].default))
+    w_threshold = float(opts.pop("w_threshold", PARAMS["w_threshold"].default))
     X, notes = prepare_matrix(data, opts.pop("standardise", None), private=algo != "notears")
     n, d = X.shape
     if d < 2:
@@ -166,19 +166,15 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             raise UserError(f"{algo} needs a total privacy budget: give --epsilon (e.g. 1.0).")
         eps_total = validate_epsilon(epsilon, "the total budget ε (--epsilon)")
         delta = validate_delta(1e-5 if delta is None else delta)
-        clip = float(opts.pop("clip", 2.0))
-        if not (clip > 0 and math.isfinite(clip)):
-            raise UserError(f"the clipping threshold must be a positive number; got {clip!r}.")
-        lr = float(opts.pop("lr", 0.02))
-        outer = int(opts.pop("outer", 10))
+        clip = float(opts.pop("clip", PARAMS["clip"].default))
+        lr = float(opts.pop("lr", PARAMS["lr"].default))
+        outer = int(opts.pop("outer", PARAMS["outer"].default))
         sens = gradient_sensitivity(n, d, clip)
         from cgdcore.privacy import noise_generator
 
         rng, _ = noise_generator(seed)
         rho_total = zcdp_rho_for(eps_total, delta)
-        release = opts.pop("release", "covariance") if algo == "noleaks" else "gradient"
-        if release not in RELEASES:
-            raise UserError(f"unknown release {release!r}; choose one of {', '.join(RELEASES)}.")
+        release = opts.pop("release", PARAMS["release"].default) if algo == "noleaks" else "gradient"
         if release == "covariance":
             for k in ("iterations", "clip", "lr", "outer"):
                 if k in options:
@@ -200,17 +196,13 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             stopped, reason = False, None
             return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
         if algo == "noleaks":
-            I = int(opts.pop("iterations", 200))
-            if I < 1:
-                raise UserError("the number of gradient releases must be at least 1.")
+            I = int(opts.pop("iterations", PARAMS["iterations"].default))
             _reject(opts, algo)
             rhos = [rho_total / I] * I
             info.update({"iterations": I, "rho_per_release": rho_total / I})
         else:
-            kind = opts.pop("schedule", "multiplicative")
-            if kind not in SCHEDULES:
-                raise UserError(f"unknown schedule {kind!r}; choose one of {', '.join(SCHEDULES)}.")
-            ratio = float(opts.pop("ratio", 1.05))
+            kind = opts.pop("schedule", PARAMS["schedule"].default)
+            ratio = float(opts.pop("ratio", PARAMS["ratio"].default))
             eps0 = opts.pop("eps0", None)
             if eps0 is None:
                 eps0 = eps0_for(kind, eps_total, DEFAULT_ITERATIONS, ratio)

@@ -1,0 +1,32 @@
+"""Widgets generated from the algorithm registry's declared options (cgdcore.algorithms.PARAMS).
+
+The choices, default and allowed interval of an option come from its one declaration; a page gives only what is
+about presentation — the label, a longer teaching help text, a tighter range that suits a slider, the step.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from cgdcore.algorithms import PARAMS
+
+URL = {"bind": "query-params"}
+
+
+def option_input(key: str, *, widget_key: str, label: str, help: str | None = None, lo: float | None = None,
+                 hi: float | None = None, step: float | None = None, choices=None):
+    """The widget of algorithm option ``key``: a horizontal radio for a choice, a number input for a number (within
+    the declared interval; ``lo``/``hi`` may only narrow it), starting at the declared default."""
+    p = PARAMS[key]
+    text = help or p.help[:1].upper() + p.help[1:] + "."
+    if p.kind == "choice":
+        options = list(choices or p.choices)
+        assert set(options) <= set(p.choices), (key, options)
+        return st.radio(label, options, key=widget_key, horizontal=True, help=text, **URL)
+    low = p.low if lo is None else lo
+    high = p.high if hi is None else hi
+    assert (p.low is None or low >= p.low) and (p.high is None or high <= p.high), (key, low, high)
+    if p.kind == "int":
+        return int(st.number_input(label, min_value=int(low), max_value=int(high), value=int(p.default),
+                                   step=int(step or 1), key=widget_key, help=text, **URL))
+    return float(st.number_input(label, min_value=float(low), max_value=float(high), value=float(p.default),
+                                 step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
