@@ -6,6 +6,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
 from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.widgets import option_input
 
 route_through_app()
 
@@ -78,11 +79,9 @@ with checked_url_settings(), st.sidebar:
 
     st.header("Algorithm")
     algo = st.radio("Algorithm", ["notears", "noleaks", "curate-score"], key="salgo", **URL)
-    lambda1 = float(st.number_input("L1 penalty λ", min_value=0.0, max_value=10.0, value=0.1, step=0.05,
-                                    format="%g", key="lam", **URL))
-    w_thr = float(st.number_input("Edge threshold |w| ≥", min_value=0.0, max_value=5.0, value=0.3, step=0.05,
-                                  format="%g", key="wthr", help="Declared before the run (never tuned on the truth).",
-                                  **URL))
+    lambda1 = option_input("lambda1", widget_key="lam", label="L1 penalty λ", hi=10.0, step=0.05)
+    w_thr = option_input("w_threshold", widget_key="wthr", label="Edge threshold |w| ≥", hi=5.0, step=0.05,
+                         help="Declared before the run (never tuned on the truth).")
     options = {"lambda1": lambda1, "w_threshold": w_thr}
     params = {"algo": algo}
     draw = 0
@@ -94,20 +93,19 @@ with checked_url_settings(), st.sidebar:
         params["seed"], draw = noise_seed_input("snseed", default_fixed="snseed" in st.query_params)
         release = "gradient"
         if algo == "noleaks":
-            release = st.radio("Release", ["covariance", "gradient"], key="srel", horizontal=True,
-                               help="covariance: the means and second moments once, with Gaussian noise; NOTEARS then "
-                                    "runs on them as post-processing, so a large ε gives NOTEARS's own graph. gradient "
-                                    "(as in NOLEAKS): a clipped, noisy gradient at every optimiser step.", **URL)
+            release = option_input("release", widget_key="srel", label="Release",
+                                   help="covariance: the means and second moments once, with Gaussian noise; NOTEARS "
+                                        "then runs on them as post-processing, so a large ε gives NOTEARS's own graph. "
+                                        "gradient (as in NOLEAKS): a clipped, noisy gradient at every optimiser step.")
             options["release"] = release
         if release == "gradient":
-            options["clip"] = float(st.number_input("Per-sample clip s", min_value=0.01, max_value=1e4, value=2.0,
-                                                    step=0.5, format="%g", key="sclip", **URL))
+            options["clip"] = option_input("clip", widget_key="sclip", label="Per-sample clip s", lo=0.01, hi=1e4,
+                                           step=0.5)
         if algo == "noleaks" and release == "gradient":
-            options["iterations"] = int(st.number_input("Gradient releases I", min_value=1, max_value=20_000,
-                                                        value=200, step=50, key="siter", **URL))
+            options["iterations"] = option_input("iterations", widget_key="siter", label="Gradient releases I",
+                                                 hi=20_000, step=50)
         elif algo == "curate-score":
-            options["schedule"] = st.selectbox("Schedule", ["multiplicative", "additive", "exponential",
-                                                            "geometric"], key="ssched", **URL)
+            options["schedule"] = option_input("schedule", widget_key="ssched", label="Schedule")
             if not st.toggle("ε0 by the public rule", value=True, key="sauto0",
                              help="The largest ε0 for which Lemma 2 gives 200 iterations within the total, so the "
                                   "optimiser takes as many steps at every budget. Off: give ε0 yourself, as in the "

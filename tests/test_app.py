@@ -203,6 +203,11 @@ def test_score_page_runs_every_algorithm(algo, extra):
     assert res.algorithm == algo
     if algo == "noleaks":
         assert res.params["release"] == extra.get("srel", "covariance")
+    if algo == "curate-score":  # option widgets start at the registry's declared defaults
+        from cgdcore.algorithms import PARAMS
+
+        assert at.sidebar.radio(key="ssched").value == PARAMS["schedule"].default == res.extras.get(
+            "schedule", PARAMS["schedule"].default)
     assert (res.privacy is None) == (algo == "notears")
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")

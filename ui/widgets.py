@@ -21,7 +21,8 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
     if p.kind == "choice":
         options = list(choices or p.choices)
         assert set(options) <= set(p.choices), (key, options)
-        return st.radio(label, options, key=widget_key, horizontal=True, help=text, **URL)
+        start = options.index(p.default) if p.default in options else 0
+        return st.radio(label, options, index=start, key=widget_key, horizontal=True, help=text, **URL)
     low = p.low if lo is None else lo
     high = p.high if hi is None else hi
     assert (p.low is None or low >= p.low) and (p.high is None or high <= p.high), (key, low, high)
