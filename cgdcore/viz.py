@@ -24,6 +24,7 @@ import numpy as np
 
 from .graph import skeleton, topological_order
 from .metrics import reference_cpdag
+from .exports import neutralise
 
 from .palette import EDGE_STYLES, FONT_SIZE, TEXT, theme
 
@@ -488,14 +489,15 @@ def edge_list_csv(rows: list[EdgeRow], names) -> str:
     for r in rows:
         if r.kind == "missing":
             continue
-        detail = '"' + r.detail.replace('"', '""') + '"'
+        detail = '"' + str(neutralise(r.detail)).replace('"', '""') + '"'
         out.append(f"{_csv(names[r.source])},{_csv(names[r.target])},{str(r.directed).lower()},{r.kind},{detail}")
     return "\n".join(out) + "\n"
 
 
 def _csv(s: str) -> str:
-    s = str(s)
-    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n') else s
+    """One CSV cell: a name a spreadsheet would run as a formula is neutralised (cgdcore.exports), then quoted."""
+    s = str(neutralise(str(s)))
+    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
 
 
 def escape(s: str) -> str:

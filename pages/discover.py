@@ -5,6 +5,7 @@ import streamlit as st
 
 from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
+from cgdcore.exports import csv_text
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
@@ -390,7 +391,7 @@ if pv:
 
             rel = pd.DataFrame([{"mechanism": r.mechanism, "ε": r.epsilon, "δ": r.delta, "order": r.order,
                                  "group": r.group, "released": r.what} for r in led.releases])
-            st.download_button("Download every release (CSV)", rel.to_csv(index=False), "ledger.csv", "text/csv",
+            st.download_button("Download every release (CSV)", csv_text(rel), "ledger.csv", "text/csv",
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
@@ -451,8 +452,8 @@ with tab_log:
                                 for c in ("p-value", "statistic", "released", "sensitivity", "noise", "noisy value",
                                           "threshold", "ε charged")})
     l1, l2 = st.columns(2)
-    l1.download_button("CI-test trace (CSV)", pd.DataFrame(records).assign(
-        S=[" ".join(r["S"]) for r in records]).to_csv(index=False), "ci_test_trace.csv", "text/csv",
+    l1.download_button("CI-test trace (CSV)", csv_text(pd.DataFrame(records).assign(
+        S=[" ".join(r["S"]) for r in records])), "ci_test_trace.csv", "text/csv",
         on_click="ignore", key="dl_log", icon=":material/download:")
     l2.download_button("CI-test trace (JSON)", json.dumps(records, indent=1), "ci_test_trace.json",
                        "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")

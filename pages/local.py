@@ -3,6 +3,7 @@ import numpy as np
 import streamlit as st
 
 from cgdcore.local.privatize import MECHANISMS
+from cgdcore.exports import csv_text
 from cgdcore.metrics import CONVENTIONS
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
@@ -228,7 +229,7 @@ with tabs[4]:
                    "the naive lines. The de-biased G-test needs enough rows per cell: on 10-bin columns with a few "
                    "thousand rows it finds almost nothing (the cost of undoing the noise), while on the 3-state "
                    "Sachs network with 20,000 rows it removes the edges that naive PC wrongly keeps.")
-        st.download_button("Download the runs (CSV)", pd.DataFrame(saved[1]).to_csv(index=False), "local_curve.csv",
+        st.download_button("Download the runs (CSV)", csv_text(pd.DataFrame(saved[1])), "local_curve.csv",
                            "text/csv", key="lcurve_csv")
     else:
         st.caption("Press the button: each mechanism × level × seed is one privatisation and one or two PC runs.")

@@ -5,6 +5,7 @@ import time
 import streamlit as st
 
 from cgdcore.data import list_datasets
+from cgdcore.exports import csv_text
 from ui.common import checked_url_settings, explain, route_through_app, user_errors
 
 route_through_app()
@@ -239,7 +240,7 @@ with tab_tab:
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Table (CSV)", table.to_csv(index=False), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv")
+    d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv")
     d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
                        key="todl_pq")
     d3.download_button("Utility figure (HTML)", vs.figure_html(figs["utility"], "Privacy-utility trade-off"),

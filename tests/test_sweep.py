@@ -265,6 +265,9 @@ def test_cli_sweep_writes_the_table(tmp_path, capsys):
     (["sweep", "--preset", "nope"], "unknown preset"),
     (["sweep", "--dataset", "asia", "--algos", "pc", "--out", "r.txt"], ".csv or .parquet"),
     (["sweep", "--dataset", "asia", "--algos", "pc", "--jobs", "0"], "jobs"),
+    (["sweep", "--dataset", "asia", "--algos", "pc", "--jobs", "1000"], "at most"),
+    (["sweep", "--dataset", "asia", "--algos", "pc", "--jobs", "5000", "--backend", "dask", "--scheduler",
+      "tcp://127.0.0.1:1"], "at most 1024"),
 ])
 def test_cli_sweep_bad_input_exits_2(argv, msg, capsys):
     assert main(argv) == 2

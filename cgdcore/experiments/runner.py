@@ -182,6 +182,18 @@ def _chunks(todo: list[RunConfig], jobs: int) -> list[list[RunConfig]]:
     return out
 
 
+#: workers a Dask run may ask for (the cluster's scheduler spreads them)
+MAX_DASK_JOBS = 1024
+
+
+def max_jobs(backend: str = "loky") -> int:
+    """The most worker processes a sweep may start: 2 × this machine's cores locally (more only queue for the
+    same cores and each holds its own copy of the data), :data:`MAX_DASK_JOBS` on a Dask cluster."""
+    import os
+
+    return MAX_DASK_JOBS if backend == "dask" else 2 * (os.cpu_count() or 1)
+
+
 def run_sweep(spec: SweepSpec, *, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
               out: str | Path | None = None, resume: bool = True, progress: Progress | None = None,
               done_rows: Iterable[dict[str, Any]] = (), on_row: Callable[[dict], None] | None = None):
@@ -200,6 +212,10 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, backend: str = "loky", schedule
         raise UserError("the dask backend needs the scheduler's address: --scheduler tcp://HOST:8786.")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -1:
         raise UserError(f"jobs must be a positive whole number or -1 (all cores); got {jobs!r}.")
+    top = max_jobs(backend)
+    if jobs > top:
+        raise UserError(f"{jobs} jobs is more than this {'cluster run' if backend == 'dask' else 'machine'} can use: "
+                        f"at most {top} ({'' if backend == 'dask' else '2 × its cores; '}-1 uses every core).")
     configs = spec.runs()
     key = spec.key
     order = [c.key for c in configs]

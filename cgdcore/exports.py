@@ -1,0 +1,36 @@
+"""Files a user downloads, made safe for the program that opens them.
+
+Column names and state labels come from uploaded CSVs, so a name such as ``=HYPERLINK(...)`` or ``@SUM(...)``
+would run as a formula when an exported table is opened in a spreadsheet. As OWASP's CSV-injection guidance
+recommends, every text cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is prefixed
+with a single quote, so it is shown as text; numbers stay numbers. (The CLI's ``sample`` and ``privatize`` write
+data files meant to be read back, and keep values exactly.)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FORMULA_START", "neutralise", "csv_text"]
+
+#: Leading characters that make a spreadsheet cell a formula (OWASP, "CSV Injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: Any) -> Any:
+    """``value`` with a leading single quote when it is text a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(table) -> str:
+    """CSV text of a DataFrame (or anything ``pandas.DataFrame`` accepts) with every text cell and column name
+    neutralised; quoting as pandas does (RFC 4180)."""
+    import pandas as pd
+
+    df = table.copy() if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
+    for c in df.columns:
+        if not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c])):
+            df[c] = df[c].astype(object).map(neutralise)
+    df.columns = [neutralise(str(c)) for c in df.columns]
+    return df.to_csv(index=False)
