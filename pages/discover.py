@@ -11,7 +11,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
-from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
+from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
@@ -209,7 +209,9 @@ with checked_url_settings(), st.sidebar:
 
 # ---------------------------------------------------------------------------- data
 with user_errors():
-    if source == "Bundled dataset":
+    if source == "Bundled dataset":  # the shape is known before sampling: refuse an oversized run at once
+        check_work(spec, n if info.n_rows is None else min(n, info.n_rows), info.n_vars,
+                   {"algo": algo, "max_order": max_order, "options": algo_opts or None})
         with st.spinner("Loading data…"):
             ds = load_dataset(spec, n if info.n_rows is None else (n if n < info.n_rows else None), seed)
         data_key = ("bundled", spec, n, seed)
@@ -248,6 +250,7 @@ if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
     st.stop()
 
 with user_errors():
+    check_work(ds.name, ds.n, ds.d, {"options": algo_opts or None, **params})  # a refusal is not a run
     with st.status(f"Running {algo}…", expanded=False) as status:
         try:
             if algo == "fhe-pc":  # minutes on larger networks: say what the federation is doing meanwhile

@@ -6,7 +6,7 @@ import streamlit as st
 from cgdcore.fhe.protocol import MODES
 from cgdcore.fhe.run import comparison
 from ui.privacy import accounting_table, guarantee_message, status_legend
-from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
+from ui.common import check_work, checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
 
 route_through_app()
 
@@ -137,6 +137,8 @@ res = None
 if go:
     with user_errors():
         ds = load_dataset(net, n, seed)
+        check_work(ds.name, ds.n, ds.d, {"algo": "fhe-pc", "ci_test": stat, "alpha": alpha, "max_order": max_order, "epsilon": eps,
+                        "options": options})
         with st.status("Running federated PC…", expanded=heavy) as status:
             line = st.empty()
 

@@ -386,3 +386,14 @@ def test_private_algorithms_start_from_their_papers_threshold():
     at.query_params.update({"algo": "curate", "ds": "asia", "n": "20000"})
     at.run()
     assert at.session_state["discovery"].params["alpha"] == 0.05  # CURATE's T
+
+
+def test_oversized_run_is_refused_at_once_with_the_command():
+    """PC on Andes at 2,000,000 rows is refused before sampling, with the CLI command that has no ceiling."""
+    at = app(timeout=30)
+    at.query_params.update({"ds": "andes", "n": "2000000"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("too large for the shared app" in e.value for e in at.error)
+    assert any("cgdcore discover --dataset andes --n 2000000" in c.value for c in at.code)
+    assert "discovery" not in at.session_state

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -40,26 +41,115 @@ def digest(payload: bytes) -> str:
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 
+#: Heavy runs the server computes at once (the rest wait their turn): one per core, so a page that only reads
+#: cached results or draws stays responsive. Set CGD_HEAVY_SLOTS to change it.
+HEAVY_SLOTS = max(1, int(os.environ.get("CGD_HEAVY_SLOTS", "0") or 0) or (os.cpu_count() or 1))
+
+
+_held = threading.local()
+
+
+@st.cache_resource(show_spinner=False)
+def _slots() -> dict:
+    return {"cond": threading.Condition(), "running": 0, "waiting": 0}
+
+
+@contextmanager
+def heavy_slot():
+    """Hold one of the server's :data:`HEAVY_SLOTS` while computing; wait (first come, first served) when all are
+    taken. Used inside the cached runners, so a cache hit never waits."""
+    if getattr(_held, "depth", 0):  # a heavy run calling another: it already holds its slot
+        _held.depth += 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
+    s = _slots()
+    with s["cond"]:
+        s["waiting"] += 1
+        try:
+            while s["running"] >= HEAVY_SLOTS:
+                s["cond"].wait(timeout=1.0)
+        finally:
+            s["waiting"] -= 1
+        s["running"] += 1
+    _held.depth = 1
+    try:
+        yield
+    finally:
+        _held.depth = 0
+        with s["cond"]:
+            s["running"] -= 1
+            s["cond"].notify()
+
+
+def queue_notice() -> None:
+    """Say where a new run stands when every slot is busy (shown before the run asks for one)."""
+    s = _slots()
+    with s["cond"]:
+        running, waiting = s["running"], s["waiting"]
+    if running >= HEAVY_SLOTS:
+        st.info(f"The server is busy: {running} run{'s' if running != 1 else ''} in progress"
+                + (f" and {waiting} waiting" if waiting else "")
+                + f". Yours is number {waiting + 1} in the queue and starts when a slot frees (results already "
+                  "computed by anyone are shown at once).", icon=":material/hourglass_top:")
+
+
+def check_work(name: str, n: int, d: int, params: dict) -> None:
+    """Refuse, with the equivalent command, a run on ``n`` rows of ``d`` variables of dataset ``name`` whose
+    estimated work is above the server's ceiling (cgdcore.workload; the CLI has none). Called before sampling
+    where the shape is known in advance."""
+    from cgdcore.workload import ceiling, cli_command, seconds_hint, work_units
+
+    units = work_units(params.get("algo", "pc"), n, d, max_order=params.get("max_order"),
+                       options=params.get("options"), ldp=params.get("ldp"))
+    top = ceiling()
+    if units > top:
+        st.error(f"This run is too large for the shared app: about {units:.2g} row-passes (≈ {seconds_hint(units):,.0f} "
+                 f"s of computing; this server's ceiling is {top:.2g}). Use fewer rows, fewer variables or a smaller "
+                 "maximum order — or run it from the command line, which has no ceiling:",
+                 icon=":material/speed:")
+        st.code(cli_command(name, n, params), language="bash")
+        st.stop()
+
+
+def run_discovery(key: tuple, dataset, **params):
+    """Non-private discovery is deterministic given data and parameters: cached by ``key`` (private runs hold their
+    noise seed in the key). Checked against the work ceiling first; computed in a heavy slot."""
+    check_work(dataset.name, dataset.n, dataset.d, params)
+    queue_notice()
+    return _run_discovery(key, dataset, **params)
+
+
+def run_discovery_on_upload(key: tuple, dataset, **params):
+    """``run_discovery`` for a user's upload, cached per session: a result carries its dataset (file name
+    included), so a process-wide entry keyed by content would hand it to anyone uploading the same bytes."""
+    check_work(dataset.name, dataset.n, dataset.d, params)
+    queue_notice()
+    return _run_discovery_on_upload(key, dataset, **params)
+
+
 @st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
-def run_discovery(key: tuple, _dataset, **params):
-    """Non-private discovery is deterministic given data and parameters: cache it by ``key``."""
+def _run_discovery(key: tuple, _dataset, **params):
     from cgdcore.discover import discover
 
-    return discover(_dataset, **params)
+    with heavy_slot():
+        return discover(_dataset, **params)
 
 
 @st.cache_resource(max_entries=8, ttl=3600, show_spinner=False, scope="session")
-def run_discovery_on_upload(key: tuple, _dataset, **params):
-    """``run_discovery`` for a user's upload, cached per session: a result carries its dataset (file name
-    included), so a process-wide entry keyed by content would hand it to anyone uploading the same bytes."""
+def _run_discovery_on_upload(key: tuple, _dataset, **params):
     from cgdcore.discover import discover
 
-    return discover(_dataset, **params)
+    with heavy_slot():
+        return discover(_dataset, **params)
 
 
 @st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
 def _cached(key: tuple, _fn, _args, _kwargs):
-    return _fn(*_args, **_kwargs)
+    with heavy_slot():
+        return _fn(*_args, **_kwargs)
 
 
 @st.cache_resource(show_spinner=False)
@@ -79,7 +169,9 @@ def run_stored(key: tuple, fn, *args, **kwargs):
         if hit is not None and now - hit[0] < 3600:
             store["entries"].move_to_end(key)
             return hit[1]
-    value = fn(*args, **kwargs)
+    queue_notice()
+    with heavy_slot():
+        value = fn(*args, **kwargs)
     with store["lock"]:
         store["entries"][key] = (now, value)
         while len(store["entries"]) > 16:
