@@ -67,6 +67,21 @@ def shd_between(a: np.ndarray, b: np.ndarray) -> int:
     return int((_marks(a)[iu] != _marks(b)[iu]).sum())
 
 
+def edge_differences(a: np.ndarray, b: np.ndarray, names) -> list[dict[str, str]]:
+    """The pairs whose edge differs between graphs ``a`` and ``b`` (their SHD, itemised): for each, both marks
+    written as ``x → y``, ``x — y`` or ``none``, and what changed (``only in a``, ``only in b``, ``orientation``)."""
+    ma, mb = _marks(a), _marks(b)
+    out = []
+    for i, j in zip(*np.triu_indices(ma.shape[0], 1)):
+        if ma[i, j] == mb[i, j]:
+            continue
+        x, y = str(names[i]), str(names[j])
+        word = {0: "none", 1: f"{x} → {y}", 2: f"{y} → {x}", 3: f"{x} — {y}"}
+        kind = "only in b" if ma[i, j] == 0 else "only in a" if mb[i, j] == 0 else "orientation"
+        out.append({"pair": f"{x} · {y}", "a": word[int(ma[i, j])], "b": word[int(mb[i, j])], "change": kind})
+    return out
+
+
 def shd_cpdag(learned: np.ndarray, true_dag: np.ndarray) -> int:
     return shd_between(learned, reference_cpdag(true_dag))
 

@@ -13,6 +13,7 @@ from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE
 from cgdcore.metrics import CONVENTIONS
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
+from ui.compare import compare_panel, pin_controls
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
 
@@ -335,6 +336,16 @@ rows = viz.edge_table(res.cpdag, truth, names)
 evidence = viz.edge_evidence(res.result, names)
 fig = viz.graph_figure(res.cpdag, truth, names, evidence=evidence)
 st.plotly_chart(fig, key="graph", width="stretch", config={"displaylogo": False})
+
+
+def _draw(r, key):
+    st.plotly_chart(viz.graph_figure(r.cpdag, r.dataset.truth, list(r.variables),
+                                     evidence=viz.edge_evidence(r.result, list(r.variables))),
+                    key=key, width="stretch", config={"displaylogo": False})
+
+
+pin_controls(res, run_key)
+compare_panel(res, run_key, _draw)
 
 tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
 if pv:
