@@ -334,10 +334,10 @@ def label_overlaps(boxes: np.ndarray, pad: float = 0.0) -> list[tuple[int, int]]
 
 
 # ------------------------------------------------------------------------------ plotly
-def _edge_path(p0, p1, bend: bool, xlim: tuple[float, float] | None = None):
+def _edge_path(p0, p1, bend: bool):
     """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers (or
     joins two nodes of one layer) bends sideways at its midpoint so it does not run through the nodes
-    in between. The bend is at most :data:`MAX_BEND` px and its corner stays within ``xlim``."""
+    in between. The bend is at most :data:`MAX_BEND` px."""
     (x0, y0), (x1, y1) = p0, p1
     if not bend:
         return [(x0, y0), (x1, y1)]
@@ -346,8 +346,6 @@ def _edge_path(p0, p1, bend: bool, xlim: tuple[float, float] | None = None):
     off = min(0.18 * length, MAX_BEND)
     # perpendicular to the edge, always bending to the right of its direction of travel
     mx, my = (x0 + x1) / 2 + off * dy / length, (y0 + y1) / 2 - off * dx / length
-    if xlim is not None:
-        mx = min(max(mx, xlim[0]), xlim[1])
     return [(x0, y0), (mx, my), (x1, y1)]
 
 
@@ -377,7 +375,7 @@ ARROW_SIZE = 13
 ARROW_STANDOFF = NODE_R + 1.5
 
 
-def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, legend_seen, counts, hovers):
+def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, legend_seen, counts, hovers, extent):
     """Per category three traces, whatever the number of edges: the lines (one polyline with ``None``
     breaks), invisible markers along every edge carrying the hover text (plotly lines do not hover), and
     the arrowheads of the directed edges (pairs of points: a size-0 point on the last segment, then the
@@ -394,7 +392,9 @@ def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, lege
         for k in by_kind[kind]:
             r = rows[k]
             bend = abs(int(lay.layer[r.source]) - int(lay.layer[r.target])) != 1
-            pts = _edge_path(xy[r.source], xy[r.target], bend, (0.0, lay.width))
+            pts = _edge_path(xy[r.source], xy[r.target], bend)
+            if len(pts) > 2:
+                extent.append(pts[1][0])
             xs += [p[0] for p in pts] + [None]
             ys += [p[1] for p in pts] + [None]
             for q in _points_along(pts):
@@ -518,6 +518,7 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
         fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.04)
         places = [(1, 1), (1, 2)] if two else [(1, 1)]
     seen: set[str] = set()
+    xs: list[float] = [0.0, lay.width]  # x extent of nodes, labels and bent edges
     if two:
         kind_of = {(min(r.source, r.target), max(r.source, r.target)): r.kind for r in rows}
         t = np.asarray(true_dag, bool)  # a symmetric pair (a true skeleton) is drawn once, undirected
@@ -525,13 +526,17 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
                               f"learned graph: {kind_of.get((min(i, j), max(i, j)), 'absent')}")
                       for i, j in zip(*np.nonzero(t)) if not (t[j, i] and j < i)]
         _edge_traces(fig, truth_rows, lay, names, *places[0], True, seen, {"true": len(truth_rows)},
-                     [edge_hover(r, names, evidence) for r in truth_rows])
+                     [edge_hover(r, names, evidence) for r in truth_rows], xs)
         fig.add_trace(_node_trace(lay.xy, names, _node_hover(true_dag, names)), *places[0])
-    _edge_traces(fig, rows, lay, names, *places[-1], True, seen, counts, [edge_hover(r, names, evidence) for r in rows])
+    _edge_traces(fig, rows, lay, names, *places[-1], True, seen, counts, [edge_hover(r, names, evidence) for r in rows], xs)
     fig.add_trace(_node_trace(lay.xy, names, _node_hover(learned, names)), *places[-1])
     top = CANVAS_PAD + LABEL_H / 2
-    fig.update_xaxes(range=[-CANVAS_PAD, lay.width + CANVAS_PAD], visible=False)
+    fig.update_xaxes(range=[min(xs) - CANVAS_PAD, max(xs) + CANVAS_PAD], visible=False)
     fig.update_yaxes(range=[-lay.height - top, top], visible=False)
+    # 1 unit = 1 px both ways whatever the container: a wider panel centres the graph instead of stretching it
+    # (edges would lengthen while labels do not), a narrower one shrinks it evenly
+    for k, (r_, c_) in enumerate(places[:len(titles)]):
+        fig.update_yaxes(scaleanchor="x" if k == 0 else f"x{k + 1}", scaleratio=1, row=r_, col=c_)
     margin_t = 44
     h = height or int(round(plot_h + margin_t + LEGEND_MARGIN))
     theme(fig, legend_y=-6.0 / plot_h)
@@ -597,15 +602,21 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
     Edges use the same colours, widths and (as dash patterns) line styles as the plotly figure; a
     legend of the categories present is drawn under the network, and every edge's hover title says
     its category, marks and CI evidence.
+
+    Nodes are boxes around their names, placed where :func:`graph_layout` puts the labels (so no two
+    boxes overlap) with physics off; the view is fitted to the whole graph whenever the canvas gets a
+    size (also when it was built in a hidden tab) until the user first drags, zooms or clicks.
     """
     from pyvis.network import Network
 
     names = list(names)
-    xy = layered_layout(true_dag if true_dag is not None else learned)
+    lay = graph_layout(true_dag if true_dag is not None else learned, names)
+    cx = (lay.boxes[:, 0] + lay.boxes[:, 2]) / 2 if len(names) else np.zeros(0)
     net = Network(height=f"{height_px}px", width="100%", directed=True, cdn_resources="in_line", heading="")
     for k, v in enumerate(names):
-        net.add_node(k, label=v, title=v, x=float(xy[k, 0] * 150), y=float(-xy[k, 1] * 115), shape="ellipse",
-                     color={"background": "#F2F2F2", "border": "#333333"}, font={"size": 16, "color": TEXT})
+        net.add_node(k, label=v, title=v, x=float(cx[k]), y=float(-lay.xy[k, 1]), shape="box",
+                     color={"background": "#F2F2F2", "border": "#333333"},
+                     font={"size": FONT_SIZE, "color": TEXT, "face": "Helvetica, Arial, sans-serif"})
     rows = edge_table(learned, true_dag, names)
     for r in rows:
         st_ = EDGE_STYLES[r.kind]
@@ -629,11 +640,31 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
                      f'stroke-width="{st_.width}" stroke-dasharray="{dash}"/></svg> {escape(st_.label)}</span>')
     legend = ('<div class="edge-legend" style="font:15px Helvetica,Arial,sans-serif;color:#111;padding:6px 4px">'
               + "".join(items) + "</div>")
-    out = out.replace("</body>", legend + "\n</body>", 1)
+    out = out.replace("</body>", legend + "\n" + _FIT_ON_SIZE + "\n</body>", 1)
     # vis-network shows a string title as text; keep its line breaks
     out = out.replace("</head>", "<style>div.vis-tooltip{white-space:pre-line;font:14px Helvetica,Arial,sans-serif;"
                                  "max-width:520px}</style>\n</head>", 1)
     return out
+
+
+#: fit the whole graph into view whenever the canvas gets a (new) size, until the user takes over
+_FIT_ON_SIZE = """<script>
+(function () {
+  var el = document.getElementById("mynetwork"), touched = false;
+  function fit() {
+    if (!touched && typeof network !== "undefined" && network && el.clientWidth > 0 && el.clientHeight > 0) {
+      network.redraw();
+      network.fit({animation: false});
+    }
+  }
+  ["mousedown", "wheel", "touchstart", "keydown"].forEach(function (e) {
+    el.addEventListener(e, function () { touched = true; }, {passive: true});
+  });
+  if (window.ResizeObserver) { new ResizeObserver(fit).observe(el); }
+  window.addEventListener("load", fit);
+  fit();
+})();
+</script>"""
 
 
 def edge_list_csv(rows: list[EdgeRow], names) -> str:
