@@ -45,6 +45,7 @@ bench: $(DEV_STAMP) chromium
 	$(BIN)/python bench/local.py
 	$(BIN)/python bench/fhe.py
 	$(BIN)/python bench/sweep.py
+	$(BIN)/python bench/graph.py
 	$(BIN)/python bench/load.py
 
 clean:

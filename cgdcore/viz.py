@@ -164,17 +164,12 @@ def edge_hover(row: EdgeRow, names, evidence: dict | None = None) -> str:
 
 
 # ------------------------------------------------------------------------------ layout
-def layered_layout(graph: np.ndarray, sweeps: int = 8) -> np.ndarray:
-    """(d, 2) node positions: layers by longest path (top = roots), barycentre ordering.
-
-    A small Sugiyama-style layout (Sugiyama, Tagawa & Toda 1981) for DAGs; for graphs with
-    undirected edges the undirected part is oriented from lower to higher index first.
-    """
+def _layers(graph: np.ndarray) -> np.ndarray:
+    """Layer of every node by longest path from a root (top = 0); undirected edges count as lower -> higher
+    index; a graph with a directed cycle is layered on its skeleton oriented by index."""
     A = np.asarray(graph, dtype=bool)
     d = A.shape[0]
-    D = A & ~A.T
-    U = np.triu(A & A.T, 1)
-    G = D | U
+    G = (A & ~A.T) | np.triu(A & A.T, 1)
     try:
         order = topological_order(G)
     except ValueError:
@@ -185,52 +180,178 @@ def layered_layout(graph: np.ndarray, sweeps: int = 8) -> np.ndarray:
         ps = np.flatnonzero(G[:, v])
         if len(ps):
             layer[v] = layer[ps].max() + 1
-    # isolated nodes go to the widest-spare layer 0
+    return layer
+
+
+def _ordered_layers(graph: np.ndarray, sweeps: int = 8) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(layer of each node, nodes of each layer left to right) after ``sweeps`` barycentre sweeps.
+
+    The barycentre heuristic of Sugiyama, Tagawa & Toda (1981): alternately downwards and upwards, each
+    layer is sorted by the mean position of its neighbours in the adjacent layers (ties by node index,
+    nodes without such neighbours keep their place). One matrix product per layer and sweep.
+    """
+    A = np.asarray(graph, dtype=bool)
+    d = A.shape[0]
+    layer = _layers(A)
     nlayers = int(layer.max()) + 1 if d else 1
-    layers = [sorted(np.flatnonzero(layer == k).tolist()) for k in range(nlayers)]
-    pos_in = np.zeros(d)
+    layers = [np.flatnonzero(layer == k) for k in range(nlayers)]
+    pos = np.zeros(d)
     for lay in layers:
-        for r, v in enumerate(lay):
-            pos_in[v] = r
-    S = skeleton(A)
+        pos[lay] = np.arange(len(lay))
+    near = (A | A.T) & (np.abs(layer[:, None] - layer[None, :]) == 1)
     for sweep in range(sweeps):
-        rng_layers = range(1, nlayers) if sweep % 2 == 0 else range(nlayers - 2, -1, -1)
-        for k in rng_layers:
+        for k in (range(1, nlayers) if sweep % 2 == 0 else range(nlayers - 2, -1, -1)):
             lay = layers[k]
-            bary = []
-            for v in lay:
-                nb = np.flatnonzero(S[v] & (np.abs(layer - k) == 1))
-                bary.append(pos_in[nb].mean() if len(nb) else pos_in[v])
-            layers[k] = [v for _, v in sorted(zip(bary, lay))]
-            for r, v in enumerate(layers[k]):
-                pos_in[v] = r
-    width = max(len(l) for l in layers) if layers else 1
+            M = near[lay]
+            cnt = M.sum(axis=1)
+            bary = np.where(cnt > 0, (M @ pos) / np.maximum(cnt, 1), pos[lay])
+            lay = lay[np.lexsort((lay, bary))]
+            layers[k] = lay
+            pos[lay] = np.arange(len(lay))
+    return layer, layers
+
+
+def layered_layout(graph: np.ndarray, sweeps: int = 8) -> np.ndarray:
+    """(d, 2) node positions on a unit grid: layers by longest path (top = roots, y = -layer),
+    barycentre ordering, each layer centred.
+
+    A small Sugiyama-style layout (Sugiyama, Tagawa & Toda 1981) for DAGs; for graphs with
+    undirected edges the undirected part is oriented from lower to higher index first. The figures use
+    :func:`graph_layout`, which spaces the same order by the width of each node's label.
+    """
+    A = np.asarray(graph, dtype=bool)
+    d = A.shape[0]
+    _, layers = _ordered_layers(A, sweeps)
+    width = max(len(lay) for lay in layers) if layers else 1
     xy = np.zeros((d, 2))
     for k, lay in enumerate(layers):
-        off = (width - len(lay)) / 2.0
-        for r, v in enumerate(lay):
-            xy[v] = (off + r, -k * 1.0)
+        xy[lay, 0] = (width - len(lay)) / 2.0 + np.arange(len(lay))
+        xy[lay, 1] = -float(k)
     return xy
 
 
+#: advance widths of Helvetica (and its metric twin Arial, Liberation Sans) in 1/1000 em, from Adobe's
+#: Helvetica AFM, for printable ASCII; the labels' real font (Source Sans) is narrower, so estimates err wide
+_HELVETICA = dict(zip(
+    " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~",
+    (278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278, *(556,) * 10, 278, 278, 584,
+     584, 584, 556, 1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778,
+     722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333, 556, 556, 500, 556, 556, 278,
+     556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334,
+     260, 334, 584)))
+#: the fallback sans-serif fonts of a Linux browser (DejaVu Sans) run up to ~10 % wider than Helvetica
+TEXT_WIDTH_MARGIN = 1.12
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    """Estimated width in px of ``text`` set at ``size`` px (Helvetica metrics with a safety margin;
+    characters outside ASCII count as a wide letter, ideographs as a full em)."""
+    units = sum(_HELVETICA.get(c, 1000 if ord(c) >= 0x2E80 else 722) for c in str(text))
+    return units * size / 1000.0 * TEXT_WIDTH_MARGIN
+
+
+#: geometry of the drawn graph, in px: node marker radius, where its label starts right of the centre,
+#: the label box height, the clear space after a label, and the pitch of rows and of layers
+NODE_R = 8.0
+LABEL_DX = 10.0
+LABEL_H = 1.3 * FONT_SIZE
+GAP_X = 20.0
+ROW_PITCH = 36.0
+LAYER_PITCH = 92.0
+#: rows wider than this are wrapped onto several rows (px; the Discover page's main column on a
+#: 1366-px-wide screen with the sidebar open is about this wide)
+MAX_ROW_PX = 1000.0
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    """Node centres and estimated label boxes in px (1 data unit = 1 px; y up, the top row at y = 0).
+
+    ``boxes[v] = (x0, y0, x1, y1)`` is the label of node ``v`` drawn right of its marker;
+    ``layer[v]`` its longest-path layer; ``width``/``height`` the extent of nodes and labels."""
+
+    xy: np.ndarray
+    boxes: np.ndarray
+    layer: np.ndarray
+    rows: int
+    width: float
+    height: float
+
+
+def graph_layout(graph: np.ndarray, names, max_row_px: float = MAX_ROW_PX, sweeps: int = 8) -> GraphLayout:
+    """Label-aware layered layout: the order of :func:`layered_layout`, spaced in px so that no two labels
+    (nor a label and the next node) overlap; a layer wider than ``max_row_px`` is wrapped onto several
+    rows of about equal width, :data:`ROW_PITCH` apart (the canvas grows downwards instead of sideways).
+    """
+    names = [str(v) for v in names]
+    A = np.asarray(graph, dtype=bool)
+    d = A.shape[0]
+    layer, layers = _ordered_layers(A, sweeps)
+    tw = np.array([text_width(v) for v in names]) if d else np.zeros(0)
+    need = NODE_R + LABEL_DX + tw + GAP_X  # from a node's left edge to the next node's left edge
+    rows: list[np.ndarray] = []
+    row_y: list[float] = []
+    y = 0.0
+    for k, lay in enumerate(layers):
+        if k:
+            y -= LAYER_PITCH
+        if not len(lay):
+            continue
+        w = need[lay]
+        total = float(w.sum()) - GAP_X
+        nsub = max(1, int(np.ceil(total / max_row_px)))
+        # contiguous chunks of about total / nsub each: cut where a node's midpoint passes a multiple of it
+        mids = np.cumsum(w) - w / 2
+        cuts = np.searchsorted(mids, total * np.arange(1, nsub) / nsub)
+        for j, chunk in enumerate(np.split(lay, cuts)):
+            if not len(chunk):
+                continue
+            if j:
+                y -= ROW_PITCH
+            rows.append(chunk)
+            row_y.append(y)
+    xy = np.zeros((d, 2))
+    widths = [float(need[r].sum()) - GAP_X for r in rows]
+    width = max(widths) if widths else 0.0
+    for r, yy, rw in zip(rows, row_y, widths):
+        left = (width - rw) / 2.0 + np.concatenate([[0.0], np.cumsum(need[r])[:-1]])
+        xy[r, 0] = left + NODE_R
+        xy[r, 1] = yy
+    boxes = np.column_stack([xy[:, 0] + LABEL_DX, xy[:, 1] - LABEL_H / 2, xy[:, 0] + LABEL_DX + tw,
+                             xy[:, 1] + LABEL_H / 2]) if d else np.zeros((0, 4))
+    height = -min(row_y) if row_y else 0.0
+    return GraphLayout(xy, boxes, layer, len(rows), width, height)
+
+
+def label_overlaps(boxes: np.ndarray, pad: float = 0.0) -> list[tuple[int, int]]:
+    """Pairs (i, j), i < j, whose boxes (x0, y0, x1, y1) overlap by more than ``pad`` px both ways."""
+    b = np.asarray(boxes, dtype=float)
+    if len(b) < 2:
+        return []
+    ox = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
+    oy = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
+    hit = np.triu((ox > pad) & (oy > pad), 1)
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(hit))]
+
+
 # ------------------------------------------------------------------------------ plotly
-def _edge_path(p0, p1, gap: float):
-    """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers
-    bends sideways at its midpoint so it does not run through the nodes in between."""
+def _edge_path(p0, p1, bend: bool):
+    """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers (or
+    joins two nodes of one layer) bends sideways at its midpoint so it does not run through the nodes
+    in between. The bend is at most :data:`MAX_BEND` px."""
     (x0, y0), (x1, y1) = p0, p1
-    if gap <= 0 or abs(y1 - y0) <= 1.5 * gap:
+    if not bend:
         return [(x0, y0), (x1, y1)]
     dx, dy = x1 - x0, y1 - y0
     length = float(np.hypot(dx, dy)) or 1.0
-    off = 0.18 * length
+    off = min(0.18 * length, MAX_BEND)
     # perpendicular to the edge, always bending to the right of its direction of travel
     mx, my = (x0 + x1) / 2 + off * dy / length, (y0 + y1) / 2 - off * dx / length
     return [(x0, y0), (mx, my), (x1, y1)]
 
 
-def _layer_gap(xy) -> float:
-    ys = np.unique(np.round(np.asarray(xy)[:, 1], 9)) if len(xy) else np.array([])
-    return float(np.min(np.diff(ys))) if len(ys) > 1 else 0.0
+#: the largest sideways bend of an edge that skips layers (px)
+MAX_BEND = 56.0
 
 
 def _points_along(pts, fractions=(0.2, 0.35, 0.5, 0.65, 0.8)):
@@ -249,64 +370,97 @@ def _points_along(pts, fractions=(0.2, 0.35, 0.5, 0.65, 0.8)):
     return out
 
 
-def _edge_traces(fig, rows, xy, names, col, show_legend, legend_seen, counts, hovers):
-    """One line trace per category (the visible edges) and one marker trace per category carrying the
-    hover text: plotly lines do not hover, so invisible markers sit along every edge."""
+#: arrowheads: plotly's "arrow" marker turned along the edge's last segment (``angleref="previous"``,
+#: measured on screen) and moved back from the node centre by ``standoff`` px so its tip touches the node
+ARROW_SIZE = 13
+ARROW_STANDOFF = NODE_R + 1.5
+
+
+def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, legend_seen, counts, hovers, extent):
+    """Per category three traces, whatever the number of edges: the lines (one polyline with ``None``
+    breaks), invisible markers along every edge carrying the hover text (plotly lines do not hover), and
+    the arrowheads of the directed edges (pairs of points: a size-0 point on the last segment, then the
+    head at the target, so each head turns along its own edge)."""
     import plotly.graph_objects as go
 
-    gap = _layer_gap(xy)
+    xy = lay.xy
     by_kind: dict[str, list[int]] = {}
     for k, r in enumerate(rows):
         by_kind.setdefault(r.kind, []).append(k)
-    order = [k for k in EDGE_STYLES if k in by_kind]
-    for kind in order:
+    for kind in [k for k in EDGE_STYLES if k in by_kind]:
         style = EDGE_STYLES[kind]
-        xs, ys, hx, hy, ht = [], [], [], [], []
-        paths = []
+        xs, ys, hx, hy, ht, ax, ay, at = [], [], [], [], [], [], [], []
         for k in by_kind[kind]:
             r = rows[k]
-            pts = _edge_path(xy[r.source], xy[r.target], gap)
-            paths.append((r, pts))
+            bend = abs(int(lay.layer[r.source]) - int(lay.layer[r.target])) != 1
+            pts = _edge_path(xy[r.source], xy[r.target], bend)
+            if len(pts) > 2:
+                extent.append(pts[1][0])
             xs += [p[0] for p in pts] + [None]
             ys += [p[1] for p in pts] + [None]
             for q in _points_along(pts):
                 hx.append(q[0])
                 hy.append(q[1])
                 ht.append(hovers[k])
+            if r.directed:
+                (x0, y0), (x1, y1) = pts[-2], pts[-1]
+                ax += [x0 + 0.8 * (x1 - x0), x1]
+                ay += [y0 + 0.8 * (y1 - y0), y1]
+                at += [hovers[k], hovers[k]]
         label = style.label + (f" — {counts[kind]}" if counts and kind in counts else "")
         first = kind not in legend_seen
         legend_seen.add(kind)
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=style.colour, width=style.width,
                                                                      dash=style.dash),
                                  name=label, legendgroup=kind, showlegend=show_legend and first,
-                                 hoverinfo="skip", meta="edges"), row=1, col=col)
+                                 hoverinfo="skip", meta="edges"), row=row, col=col)
+        hoverlabel = dict(bgcolor="white", bordercolor=style.colour, align="left",
+                          font=dict(color=TEXT, size=FONT_SIZE))
         fig.add_trace(go.Scatter(x=hx, y=hy, mode="markers", marker=dict(size=16, color=style.colour, opacity=0.01),
                                  hovertext=ht, hoverinfo="text", name=f"{kind} (hover)", legendgroup=kind,
-                                 showlegend=False, meta="edge hover",
-                                 hoverlabel=dict(bgcolor="white", bordercolor=style.colour, align="left",
-                                                 font=dict(color=TEXT, size=FONT_SIZE))),
-                      row=1, col=col)
-        axis = "" if col == 1 else str(col)
-        for r, pts in paths:
-            if not r.directed:
-                continue
-            # only the head: an annotation arrow draws a solid shaft from (ax, ay), which would hide the
-            # edge's dash pattern, so the shaft starts just short of the head
-            (x0, y0), (x1, y1) = pts[-2], pts[-1]
-            seg = float(np.hypot(x1 - x0, y1 - y0)) or 1.0
-            u = min(1.0, 0.2 / seg)
-            fig.add_annotation(x=x1, y=y1, ax=x1 - u * (x1 - x0), ay=y1 - u * (y1 - y0), xref=f"x{axis}",
-                               yref=f"y{axis}", axref=f"x{axis}", ayref=f"y{axis}", showarrow=True, arrowhead=2,
-                               arrowsize=1.7, arrowwidth=2.0, arrowcolor=style.colour, standoff=9, text="")
+                                 showlegend=False, meta="edge hover", hoverlabel=hoverlabel), row=row, col=col)
+        if ax:
+            n = len(ax) // 2
+            fig.add_trace(go.Scatter(x=ax, y=ay, mode="markers", hovertext=at, hoverinfo="text",
+                                     marker=dict(symbol="arrow", angleref="previous", size=[0, ARROW_SIZE] * n,
+                                                 standoff=[0, ARROW_STANDOFF] * n, color=style.colour,
+                                                 line=dict(width=0)),
+                                     name=f"{kind} (arrowheads)", legendgroup=kind, showlegend=False,
+                                     meta="edge arrows", hoverlabel=hoverlabel), row=row, col=col)
+
+
+#: a white halo around node labels (over the backing of :func:`_label_backing`)
+LABEL_HALO = "0 0 2px #fff, 0 0 2px #fff, 0 0 3px #fff"
+
+
+def _label_backing(lay: GraphLayout, names):
+    """One filled trace of near-white boxes under the labels, so edges passing behind a label never cross
+    its letters (the rendered text sits 10 px right of the centre, ~9.5 px above and 6.5 px below it; its
+    width is the Helvetica estimate without the safety margin)."""
+    import plotly.graph_objects as go
+
+    xs: list = []
+    ys: list = []
+    for (x, y), (x0, _, x1, _) in zip(lay.xy, lay.boxes):
+        right = x0 + (x1 - x0) / TEXT_WIDTH_MARGIN + 2
+        xs += [x0 - 1, right, right, x0 - 1, x0 - 1, None]
+        ys += [y - 7.5, y - 7.5, y + 10.5, y + 10.5, y - 7.5, None]
+    return go.Scatter(x=xs, y=ys, mode="lines", fill="toself", fillcolor="rgba(255,255,255,0.88)",
+                      line=dict(width=0), hoverinfo="skip", showlegend=False, name="label backing",
+                      meta="label backing")
 
 
 def _node_trace(xy, names, hover=None):
+    """Nodes and their names (right of each marker) in one trace."""
     import plotly.graph_objects as go
 
-    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers", marker=dict(size=15, color="#FFFFFF",
-                      line=dict(color="#333333", width=2)), hovertext=hover or list(names), hoverinfo="text",
-                      showlegend=False, name="nodes",
+    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=[str(v) for v in names],
+                      textposition="middle right", cliponaxis=False,
+                      textfont=dict(size=FONT_SIZE, color=TEXT, shadow=LABEL_HALO),
+                      marker=dict(size=2 * NODE_R - 1, color="#FFFFFF", line=dict(color="#333333", width=2)),
+                      hovertext=hover or list(names), hoverinfo="text", showlegend=False, name="nodes", meta="nodes",
                       hoverlabel=dict(bgcolor="white", bordercolor="#333333", font=dict(color=TEXT, size=FONT_SIZE)))
+
 
 
 def _node_hover(graph, names) -> list[str]:
@@ -326,25 +480,33 @@ def _node_hover(graph, names) -> list[str]:
     return out
 
 
-def _node_labels(fig, xy, names, col):
-    """Node names as annotations to the right of each node, on a white backing so edges never hide them."""
-    axis = "" if col == 1 else str(col)
-    for (x, y), name in zip(xy, names):
-        fig.add_annotation(x=x, y=y, xref=f"x{axis}", yref=f"y{axis}", text=str(name), showarrow=False,
-                           xanchor="left", xshift=12, yshift=0, font=dict(size=FONT_SIZE, color=TEXT),
-                           bgcolor="rgba(255,255,255,0.85)", borderpad=1)
+#: the two panels of a comparison sit side by side, each wrapped at this width (px; two fit the main column
+#: of a 1500-px-wide window), unless a label too long for it makes a panel wider still (by 10 %): then
+#: the truth is drawn above the learned graph, each panel wrapped at :data:`MAX_ROW_PX`
+SIDE_BY_SIDE_PX = 480.0
+#: px of blank canvas around the nodes and labels, the band for a lower panel's title, the legend's margin
+CANVAS_PAD = 14.0
+TITLE_BAND = 48.0
+LEGEND_MARGIN = 84
 
 
 def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_learned="Learned CPDAG",
                  title_truth="True DAG", height: int | None = None, evidence: dict | None = None,
                  edge_kind: str | None = None):
-    """Plotly figure: the truth (left) and the learned CPDAG (right) on the same node layout.
+    """Plotly figure: the truth and the learned CPDAG on the same node layout (side by side for graphs
+    that fit, else the truth above), or the learned graph alone.
 
     Learned edges are coloured and styled by :data:`LEGEND` category; undirected edges have no
     arrowhead; hovering anywhere along an edge shows its category, its marks in both graphs and
     (``evidence``, from :func:`edge_evidence`) the CI test that kept or removed it. Without truth only
     the learned graph is drawn, its edges in category ``edge_kind`` (default "learned"; "true" when the
     graph drawn *is* a true DAG).
+
+    The layout is :func:`graph_layout` in px, and the figure's height is the layout's, so labels keep
+    the spacing computed for them (axes: 1 unit = 1 px at the intended width; a wider container only
+    spreads the nodes). The number of traces is bounded (three per edge category and panel, plus the
+    nodes) whatever the size of the graph, and nothing is drawn as a per-node or per-edge annotation,
+    which plotly builds and renders one by one.
     """
     from plotly.subplots import make_subplots
 
@@ -354,38 +516,54 @@ def graph_figure(learned: np.ndarray, true_dag: np.ndarray | None, names, title_
         rows = [EdgeRow(r.source, r.target, r.directed, edge_kind, "") for r in rows]  # nothing to compare
     counts = category_counts(rows)
     base = true_dag if true_dag is not None else learned
-    xy = layered_layout(base)
-    ncols = 2 if true_dag is not None else 1
-    titles = (title_truth, title_learned) if ncols == 2 else (title_learned,)
-    fig = make_subplots(rows=1, cols=ncols, subplot_titles=titles, horizontal_spacing=0.04)
+    two = true_dag is not None
+    lay = None if two else graph_layout(base, names)
+    stacked = False
+    if two:
+        narrow = graph_layout(base, names, max_row_px=SIDE_BY_SIDE_PX)
+        if narrow.width <= 1.1 * SIDE_BY_SIDE_PX:
+            lay = narrow
+        else:
+            lay, stacked = graph_layout(base, names), True
+    panel_h = lay.height + 2 * CANVAS_PAD + LABEL_H
+    titles = (title_truth, title_learned) if two else (title_learned,)
+    if stacked:
+        plot_h = 2 * panel_h + TITLE_BAND
+        fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=TITLE_BAND / plot_h)
+        places = [(1, 1), (2, 1)]
+    else:
+        plot_h = panel_h
+        fig = make_subplots(rows=1, cols=len(titles), subplot_titles=titles, horizontal_spacing=0.04)
+        places = [(1, 1), (1, 2)] if two else [(1, 1)]
     seen: set[str] = set()
-    if true_dag is not None:
+    xs: list[float] = [0.0, lay.width]  # x extent of nodes, labels and bent edges
+    if two:
         kind_of = {(min(r.source, r.target), max(r.source, r.target)): r.kind for r in rows}
         t = np.asarray(true_dag, bool)  # a symmetric pair (a true skeleton) is drawn once, undirected
         truth_rows = [EdgeRow(int(i), int(j), not t[j, i], "true",
                               f"learned graph: {kind_of.get((min(i, j), max(i, j)), 'absent')}")
                       for i, j in zip(*np.nonzero(t)) if not (t[j, i] and j < i)]
-        _edge_traces(fig, truth_rows, xy, names, 1, True, seen, {"true": len(truth_rows)},
-                     [edge_hover(r, names, evidence) for r in truth_rows])
-        fig.add_trace(_node_trace(xy, names, _node_hover(true_dag, names)), row=1, col=1)
-        _node_labels(fig, xy, names, 1)
-    _edge_traces(fig, rows, xy, names, ncols, True, seen, counts, [edge_hover(r, names, evidence) for r in rows])
-    fig.add_trace(_node_trace(xy, names, _node_hover(learned, names)), row=1, col=ncols)
-    _node_labels(fig, xy, names, ncols)
-    nlay = len(set(xy[:, 1].tolist())) if len(xy) else 1
-    h = height or int(min(1100, max(400, 100 * nlay + 140)))
-    if len(xy):
-        x0, x1 = float(xy[:, 0].min()), float(xy[:, 0].max())
-        w = max(x1 - x0, 1.0)
-        fig.update_xaxes(range=[x0 - 0.06 * w, x1 + 0.24 * w])  # room for the labels right of the nodes
-        y0, y1 = float(xy[:, 1].min()), float(xy[:, 1].max())
-        fig.update_yaxes(range=[y0 - 0.12, y1 + 0.25])  # room for the labels above the top layer
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    theme(fig, legend_y=-0.02)
-    fig.update_layout(height=h, margin=dict(l=10, r=10, t=44, b=10), plot_bgcolor="white",
-                      hovermode="closest", hoverdistance=24)
+        _edge_traces(fig, truth_rows, lay, names, *places[0], True, seen, {"true": len(truth_rows)},
+                     [edge_hover(r, names, evidence) for r in truth_rows], xs)
+        fig.add_trace(_label_backing(lay, names), *places[0])
+        fig.add_trace(_node_trace(lay.xy, names, _node_hover(true_dag, names)), *places[0])
+    _edge_traces(fig, rows, lay, names, *places[-1], True, seen, counts, [edge_hover(r, names, evidence) for r in rows], xs)
+    fig.add_trace(_label_backing(lay, names), *places[-1])
+    fig.add_trace(_node_trace(lay.xy, names, _node_hover(learned, names)), *places[-1])
+    top = CANVAS_PAD + LABEL_H / 2
+    fig.update_xaxes(range=[min(xs) - CANVAS_PAD, max(xs) + CANVAS_PAD], visible=False)
+    fig.update_yaxes(range=[-lay.height - top, top], visible=False)
+    # 1 unit = 1 px both ways whatever the container: a wider panel centres the graph instead of stretching it
+    # (edges would lengthen while labels do not), a narrower one shrinks it evenly
+    for k, (r_, c_) in enumerate(places[:len(titles)]):
+        fig.update_yaxes(scaleanchor="x" if k == 0 else f"x{k + 1}", scaleratio=1, row=r_, col=c_)
+    margin_t = 44
+    h = height or int(round(plot_h + margin_t + LEGEND_MARGIN))
+    theme(fig, legend_y=-6.0 / plot_h)
+    fig.update_layout(height=h, margin=dict(l=10, r=10, t=margin_t, b=LEGEND_MARGIN), plot_bgcolor="white",
+                      hovermode="closest", hoverdistance=24, meta={"layout": "stacked" if stacked else "side"})
     return fig
+
 
 
 def tests_per_order_figure(per_order, seconds: float | None = None):
@@ -444,15 +622,21 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
     Edges use the same colours, widths and (as dash patterns) line styles as the plotly figure; a
     legend of the categories present is drawn under the network, and every edge's hover title says
     its category, marks and CI evidence.
+
+    Nodes are boxes around their names, placed where :func:`graph_layout` puts the labels (so no two
+    boxes overlap) with physics off; the view is fitted to the whole graph whenever the canvas gets a
+    size (also when it was built in a hidden tab) until the user first drags, zooms or clicks.
     """
     from pyvis.network import Network
 
     names = list(names)
-    xy = layered_layout(true_dag if true_dag is not None else learned)
+    lay = graph_layout(true_dag if true_dag is not None else learned, names)
+    cx = (lay.boxes[:, 0] + lay.boxes[:, 2]) / 2 if len(names) else np.zeros(0)
     net = Network(height=f"{height_px}px", width="100%", directed=True, cdn_resources="in_line", heading="")
     for k, v in enumerate(names):
-        net.add_node(k, label=v, title=v, x=float(xy[k, 0] * 150), y=float(-xy[k, 1] * 115), shape="ellipse",
-                     color={"background": "#F2F2F2", "border": "#333333"}, font={"size": 16, "color": TEXT})
+        net.add_node(k, label=v, title=v, x=float(cx[k]), y=float(-lay.xy[k, 1]), shape="box",
+                     color={"background": "#F2F2F2", "border": "#333333"},
+                     font={"size": FONT_SIZE, "color": TEXT, "face": "Helvetica, Arial, sans-serif"})
     rows = edge_table(learned, true_dag, names)
     for r in rows:
         st_ = EDGE_STYLES[r.kind]
@@ -476,11 +660,31 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
                      f'stroke-width="{st_.width}" stroke-dasharray="{dash}"/></svg> {escape(st_.label)}</span>')
     legend = ('<div class="edge-legend" style="font:15px Helvetica,Arial,sans-serif;color:#111;padding:6px 4px">'
               + "".join(items) + "</div>")
-    out = out.replace("</body>", legend + "\n</body>", 1)
+    out = out.replace("</body>", legend + "\n" + _FIT_ON_SIZE + "\n</body>", 1)
     # vis-network shows a string title as text; keep its line breaks
     out = out.replace("</head>", "<style>div.vis-tooltip{white-space:pre-line;font:14px Helvetica,Arial,sans-serif;"
                                  "max-width:520px}</style>\n</head>", 1)
     return out
+
+
+#: fit the whole graph into view whenever the canvas gets a (new) size, until the user takes over
+_FIT_ON_SIZE = """<script>
+(function () {
+  var el = document.getElementById("mynetwork"), touched = false;
+  function fit() {
+    if (!touched && typeof network !== "undefined" && network && el.clientWidth > 0 && el.clientHeight > 0) {
+      network.redraw();
+      network.fit({animation: false});
+    }
+  }
+  ["mousedown", "wheel", "touchstart", "keydown"].forEach(function (e) {
+    el.addEventListener(e, function () { touched = true; }, {passive: true});
+  });
+  if (window.ResizeObserver) { new ResizeObserver(fit).observe(el); }
+  window.addEventListener("load", fit);
+  fit();
+})();
+</script>"""
 
 
 def edge_list_csv(rows: list[EdgeRow], names) -> str:

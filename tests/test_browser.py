@@ -190,3 +190,70 @@ def test_tradeoff_sweep_with_progress_and_downloads_in_browser(streamlit_server,
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "tradeoff.png"), full_page=True)
     ctx.close()
+
+
+LABEL_RECTS = """els => els.map(e => { const r = e.getBoundingClientRect();
+    return [e.textContent, r.left, r.top, r.right, r.bottom]; })"""
+
+
+def _overlapping(rects, pad=0.5):
+    out = []
+    for i, a in enumerate(rects):
+        for b in rects[i + 1:]:
+            if min(a[3], b[3]) - max(a[1], b[1]) > pad and min(a[4], b[4]) - max(a[2], b[2]) > pad:
+                out.append((a[0], b[0]))
+    return out
+
+
+def _graph_labels(page, n_labels):
+    """The rendered node labels of the first graph on the page: [text, left, top, right, bottom] each,
+    plus the chart's own box."""
+    graph = page.locator("[data-testid='stPlotlyChart']").first
+    labels = graph.locator("g.textpoint text")
+    labels.nth(n_labels - 1).wait_for(state="attached", timeout=60_000)
+    graph.scroll_into_view_if_needed()
+    return labels.evaluate_all(LABEL_RECTS), graph.bounding_box()
+
+
+def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser):
+    """Alarm (37 nodes, 12 in its widest layer) on Discover and on Datasets: every node label is drawn, no two
+    label boxes overlap on screen and all of them lie inside the chart."""
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1400})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/?ds=alarm&n=20000&seed=0", wait_until="domcontentloaded")
+    wait_idle(page, 120_000)
+    for url, n in (("/?ds=alarm&n=20000&seed=0", 2 * 37), ("/datasets?dsview=alarm", 37)):
+        if url.startswith("/datasets"):
+            page.goto(streamlit_server + url, wait_until="domcontentloaded")
+            wait_idle(page, 120_000)
+        rects, box = _graph_labels(page, n)
+        assert len(rects) == n and {r[0] for r in rects} >= {"HYPOVOLEMIA", "LVEDVOLUME", "VENTLUNG"}
+        assert all(r[3] - r[1] > 5 for r in rects)  # really drawn
+        assert _overlapping(rects) == [], url
+        inside = [r[0] for r in rects if not (box["x"] <= r[1] and r[3] <= box["x"] + box["width"]
+                                              and box["y"] <= r[2] and r[4] <= box["y"] + box["height"])]
+        assert inside == [], f"{url}: labels outside the chart: {inside}"
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "datasets_alarm.png"))
+    ctx.close()
+
+
+def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser):
+    """The pyvis view opens fitted: every node of Sachs is inside the visible canvas."""
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.goto(streamlit_server + "/?ds=sachs&n=5000&seed=0", wait_until="domcontentloaded")
+    wait_idle(page, 120_000)
+    page.get_by_role("tab", name="Interactive view").click()
+    frame = page.frame_locator("iframe[title='Interactive learned graph']")
+    frame.locator("#mynetwork canvas").wait_for(state="attached", timeout=30_000)
+    page.wait_for_timeout(500)
+    seen = frame.locator("#mynetwork").evaluate("""el => {
+        const c = el.querySelector('canvas'), pos = network.getPositions(), out = [];
+        for (const id in pos) { const b = network.getBoundingBox(id), a = network.canvasToDOM({x: b.left, y: b.top}),
+              z = network.canvasToDOM({x: b.right, y: b.bottom}); out.push([a.x, a.y, z.x, z.y]); }
+        return {w: c.clientWidth, h: c.clientHeight, boxes: out}; }""")
+    assert len(seen["boxes"]) == 11 and seen["w"] > 200 and seen["h"] > 200
+    for x0, y0, x1, y1 in seen["boxes"]:
+        assert 0 <= x0 < x1 <= seen["w"] and 0 <= y0 < y1 <= seen["h"]
+    page.close()

@@ -211,7 +211,8 @@ def test_edge_hover_points_lie_along_their_edges(crafted):
 
     names, truth, learned = crafted
     fig = viz.graph_figure(learned, truth, names)
-    xy = viz.layered_layout(truth)
+    nodes = next(t for t in fig.data if t.meta == "nodes")  # the figure's own layout (px)
+    xy = np.column_stack([nodes.x, nodes.y])
     col_of = {}
     for t in fig.data:
         if t.meta == "edge hover":
