@@ -289,6 +289,7 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("python -m cgdcore discover" in c.value for c in at.code)
+    assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
     # same parameters in a new session: served from the cache, no button press needed
     at2 = _tradeoff(params)
     assert {m.label: m.value for m in at2.metric}["Already computed"] == "13"
@@ -306,6 +307,60 @@ def test_tradeoff_page_preset_fills_the_widgets():
     assert at.text_input(key="toeps").value == "1"
     assert any("Table 3" in i.value for i in at.info)
     assert {m.label: m.value for m in at.metric}["Runs in this sweep"] == str(7 * 2 * 5)
+
+
+def _values(v):
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64) as plotly 6 writes numeric arrays."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).tolist()
+    return list(v)
+
+
+def _utility_chart(at):
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    xs = [x for t in spec["data"] if t.get("mode") == "lines+markers" for x in _values(t["x"])]
+    return spec["layout"]["xaxis"]["title"]["text"], spec["layout"]["yaxis"]["title"]["text"], xs
+
+
+def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_link():
+    """Issue 20: a finished sweep, then preset privpc-fig1 trimmed back to it (served from the cache): the controls
+    said 'advanced composition', [1, 100] and 'arc F1' while the chart drew skeleton F1 against the guaranteed total,
+    unclipped (the controls took the preset's values but handed back their old ones)."""
+    from cgdcore.experiments import X_AXES
+    from cgdcore.viz_sweep import METRICS
+
+    small = {"tods": ["cancer"], "ton": 2000, "toalg": ["priv-pc", "svt-pc"], "toeps": "logspace:-2:1.5:21",
+             "toreps": 1}
+    at = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, "tojobs": "1"})
+    at.button(key="togo").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert _utility_chart(at)[:2] == (X_AXES["epsilon_total"], METRICS["skeleton_f1"])
+    at.selectbox(key="topre").set_value("privpc-fig1").run()
+    for k in ("tods", "toalg"):
+        at.multiselect(key=k).set_value(small[k])
+    for k in ("ton", "toreps"):
+        at.number_input(key=k).set_value(small[k])
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert {m.label: m.value for m in at.metric}["Already computed"] == "42"  # the same sweep, from the cache
+    x_title, y_title, xs = _utility_chart(at)
+    assert (x_title, y_title) == (X_AXES["eps_advanced"], METRICS["arc_f1"])
+    assert xs and all(1.0 <= x <= 100.0 for x in xs)
+    assert at.selectbox(key="tox").value == "eps_advanced" and at.toggle(key="toclip").value
+    assert at.selectbox(key="tometric").value == "arc_f1"
+    # the banner cites the paper, not an internal file; no caption names reference lines that are not drawn
+    banner = next(i.value for i in at.info if "Figure 1" in i.value)
+    assert ".md" not in banner and "Wang, Pang & Song" in banner
+    assert not any("Dotted lines" in c.value for c in at.caption)  # no non-private algorithm in this sweep
+    # the chart's settings travel in the link: a new session opened from it draws the same chart
+    link = {k: at.query_params[k] for k in ("tox", "toclip", "tometric")}
+    at2 = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, **link})
+    assert _utility_chart(at2)[:2] == (x_title, y_title)
+    assert sorted(_utility_chart(at2)[2]) == sorted(xs)
 
 
 @pytest.mark.parametrize("eps,msg", [("0,1", "positive"), ("logspace:1", "logspace:START"), ("a", "numbers")])
