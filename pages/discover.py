@@ -114,7 +114,7 @@ with checked_url_settings(), st.sidebar:
             if algo != "gauss-pc":
                 algo_opts["composition"] = st.radio(
                     "Composition rule of the budget filter", ["advanced", "basic"], key="comp", horizontal=True,
-                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
+                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), which holds for adaptively "
                          "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC composes in "
                          "zCDP.)", **URL)
             if algo not in ("em-pc", "gauss-pc"):
@@ -142,7 +142,7 @@ with checked_url_settings(), st.sidebar:
                 algo_opts["curate_sensitivity"] = st.radio(
                     "Sensitivity", ["conservative", "paper"], key="csens", horizontal=True,
                     help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, which is "
-                         "not a valid worst-case bound (the run then has no guarantee).", **URL)
+                         "not a worst-case bound (the run is then not a guarantee).", **URL)
                 algo_opts["leakage"] = st.radio("Leakage in the optimiser", ["sound", "paper"], key="cleak",
                                                 horizontal=True,
                                                 help="sound: the plan must fit the run's own filter; paper: the "

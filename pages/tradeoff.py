@@ -34,9 +34,10 @@ standard deviation.
 it again on every sieve hit, so what a run finally costs depends on the data. CURATE, Laplace-PC and the
 score-based methods take a *total* ε and plan within it. Put the x-axis on the **requested ε** and the families
 are not comparable; put it on the **reported total** and they are — but the total depends on the accounting rule:
-basic composition, Dwork–Roth advanced composition, the privacy-loss distribution, or the paper's own formula
-(which is sometimes looser, sometimes not a valid bound). Switching the rule moves the curves sideways; that gap
-is the price of loose accounting.
+basic composition, Dwork–Roth advanced composition, the privacy-loss distribution, or the paper's own formula.
+Only the **guaranteed ε** is a guarantee; the others are *not a guarantee* (they count only the releases a run
+happened to make, or follow the paper's formula) and are there to compare. Switching the rule moves the curves
+sideways; that gap is the price of loose accounting.
 
 Priv-PC Figure 1 plots total ε by advanced composition (δ = 10⁻³) and keeps points with total ε in [1, 100].
 F1 on CPDAG arcs is the reference codes' metric; skeleton F1 isolates what privacy changes (only the skeleton

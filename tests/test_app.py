@@ -190,6 +190,68 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert {"Total budget", "ε used", "Sub-sample m", "Sieve ε′", "Guaranteed ε"} <= labels
 
 
+def _accounting_tables(at):
+    return [df.value for df in at.dataframe if "guarantee?" in df.value.columns]
+
+
+def _check_one_vocabulary(table):
+    """One row is the guarantee (or none is), every other row says 'not a guarantee (<reason>)' and why."""
+    verdicts = list(table["guarantee?"])
+    assert verdicts.count("guarantee") <= 1
+    for v, why in zip(verdicts, table["how it is computed, and why"]):
+        assert v == "guarantee" or (v.startswith("not a guarantee (") and v.endswith(")")), v
+        assert why and len(why) > 10  # a reason, never a bare 'no'
+
+
+def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
+    """Issue 20: the prose said CURATE's formula 'understates' while the chart drew it above the guarantee and the
+    budget. Now each paper total is compared with the guarantee from the same numbers the table and chart show."""
+    at = app(timeout=300)
+    at.switch_page("pages/budget.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    prose = next(m.value for m in at.markdown if "What each run can promise" in m.value)
+    assert "understates Dwork" not in prose
+    tables = _accounting_tables(at)
+    assert len(tables) == 2
+    for title, table in zip(("CURATE", "Priv-PC"), tables):
+        _check_one_vocabulary(table)
+        eps = dict(zip(table["total"], table["ε"]))
+        line = next(ln for ln in prose.splitlines() if ln.startswith(f"- **{title}**"))
+        for name, verdict in zip(table["total"], table["guarantee?"]):
+            if verdict.endswith("(the paper's own formula)"):
+                side = "above" if eps[name] > eps["guarantee"] else "below"
+                assert f"{name} gives ε = " in line and f"{side} the guarantee" in line.split(name)[1].split(";")[0]
+    # the chart labels each total with the same verdict as the table
+    fig = json.loads(next(c for c in at.get("plotly_chart") if "guarantee" in c.proto.spec).proto.spec)
+    ticks = fig["layout"]["yaxis"]["ticktext"]
+    assert any(t.endswith("<i>guarantee</i>") for t in ticks)
+    assert all("<i>guarantee</i>" in t or "<i>not a guarantee (" in t for t in ticks)
+
+
+def test_learn_lesson_8_one_vocabulary_and_the_comparison_from_the_numbers():
+    at = app(timeout=300)
+    at.switch_page("pages/learn.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "8 · As in paper vs guaranteed" in [t.label for t in at.tabs]
+    table = next(t for t in _accounting_tables(at) if any(str(n).startswith("as in paper") for n in t["total"]))
+    _check_one_vocabulary(table)
+    eps = dict(zip(table["total"], table["ε"]))
+    paper = next(n for n in eps if n.startswith("as in paper"))
+    side = "above" if eps[paper] > eps["guarantee"] else "below"
+    assert any(m.value.startswith("Here: ") and f"{paper} gives ε = " in m.value and f"{side} the guarantee" in m.value
+               for m in at.markdown)
+
+
+def test_pages_use_one_word_for_validity():
+    """'guarantee' / 'not a guarantee': no page says 'valid bound', 'not valid', 'unsound' or 'understates' any more."""
+    import re
+
+    for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:
+        text = path.read_text()
+        for word in (r"not a valid", r"valid bound", r"not valid", r"unsound", r"understates Dwork"):
+            assert not re.search(word, text), (path.name, word)
+
+
 @pytest.mark.parametrize("algo,extra", [("notears", {}), ("noleaks", {}), ("noleaks", {"srel": "gradient"}),
                                         ("curate-score", {})])
 def test_score_page_runs_every_algorithm(algo, extra):
