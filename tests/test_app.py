@@ -312,6 +312,7 @@ def test_encrypted_page_secure_aggregation_and_dp():
     assert not at.exception, [e.message for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["CI decisions = plaintext"] == "100.0%" and metrics["SHD vs plaintext graph"] == "0"
+    assert "Peak memory" not in metrics and metrics["Memory the run added"].endswith(("MB", "GB"))  # this run only
     assert any("no secret key" in md.value for md in at.markdown)
     at2 = app(timeout=180)
     at2.switch_page("pages/encrypted.py")
