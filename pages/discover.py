@@ -9,6 +9,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
+from cgdcore.scenarios import TOTAL_EPSILON
 from ui.common import (checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
@@ -88,8 +89,7 @@ with checked_url_settings(), st.sidebar:
     if private:
         per_round = algo in ROUND_ALGORITHMS and st.radio(
             "Budget", ["total ε", "per-round ε (as in paper)"], key="budget_mode", horizontal=True,
-            help="total ε: a hard cap; each round gets the largest ε for which the filter admits a fixed "
-                 "number of rounds per pair of variables (SVT-PC one, Priv-PC four). per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
+            help=f"total ε: {TOTAL_EPSILON} per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
                  "or EM-PC step costs it, and without a cap the guarantee is the composition of the most rounds any "
                  "run on data of this shape could make.", **URL) != "total ε"
         if per_round:
