@@ -39,6 +39,15 @@ ALGORITHMS: dict[str, str] = {
               "server on ciphertexts; optional DP variant",
 }
 SCORE_ALGORITHMS = ("notears", "noleaks", "curate-score")
+#: what a person reads for an algorithm whose command-line name is not its name (the CLI name stays beside it)
+ALGO_LABELS = {"noleaks": "DP-NOTEARS (noleaks)"}
+
+
+def algo_label(name: str) -> str:
+    """The user-facing name of an algorithm or sweep label: ``noleaks`` → "DP-NOTEARS (noleaks)",
+    ``noleaks[release=gradient]`` → "DP-NOTEARS (noleaks[release=gradient])", anything else unchanged."""
+    base = name.split("[", 1)[0]
+    return f"{ALGO_LABELS[base].split(' (')[0]} ({name})" if base in ALGO_LABELS else name
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
 PRIVATE_ALGORITHMS = ("laplace-pc", "gauss-pc", "svt-pc", "priv-pc", "em-pc", "curate")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).

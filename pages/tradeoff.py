@@ -104,10 +104,11 @@ with checked_url_settings(), st.sidebar:
     datasets = st.multiselect("Datasets", NETWORKS, key="tods", **URL)
     n = int(st.number_input("Rows per dataset (n)", min_value=1000, max_value=1_000_000, step=10_000, key="ton",
                             **URL))
+    # the sweep's labels, as the command line writes them (a link names them the same way); charts say DP-NOTEARS
     algos = st.multiselect("Algorithms", ALGOS, key="toalg", help=(
         "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; [scale=p]: the decision "
         "on the p-value scale, as in the papers (the default decides on the statistic z); priv-pc[subsample_ratio=1]: "
-        "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
+        "Priv-PC without sub-sampling; noleaks: DP-NOTEARS (its command-line name); fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
         "pc+MECH: PC on locally privatised data."), **URL)
     eps_text = st.text_input("ε grid", key="toeps", help="Comma-separated values (0.1,1,10) or "
                              "logspace:START:STOP:COUNT in log10 units (logspace:-2:1.5:21 is Priv-PC's grid).", **URL)

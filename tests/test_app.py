@@ -271,6 +271,16 @@ def test_score_page_runs_every_algorithm(algo, extra):
     assert len(at.get("plotly_chart")) >= 5
 
 
+def test_score_page_calls_noleaks_dp_notears_and_old_links_still_work():
+    at = app(timeout=180)
+    at.switch_page("pages/score.py")
+    at.query_params["salgo"] = "noleaks"  # a link written with the command-line name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state["score_result"].algorithm == "noleaks" and not at.warning
+    assert at.sidebar.radio(key="salgo").options == ["notears", "DP-NOTEARS (noleaks)", "curate-score"]
+
+
 def test_score_page_bad_schedule_budget_is_explained():
     at = app(timeout=120)
     at.switch_page("pages/score.py")

@@ -109,6 +109,23 @@ def user_errors():
         st.stop()
 
 
+def url_accepts_names(key: str, options, format_func) -> None:
+    """Let a link name an option by its value when a single-choice widget (radio, selectbox) shows it under
+    another label. (A multiselect seeds itself from the valid part of the link and drops the rest, so this cannot
+    help there: keep its options unformatted.)
+
+    A widget bound to the URL with a ``format_func`` writes (and reads) the label, so ``?salgo=noleaks`` would be
+    refused once ``noleaks`` is shown as "DP-NOTEARS (noleaks)". Call before the widget: on the session's first run a
+    link naming options by value seeds the widget's value (the widget, not finding such a label, keeps it)."""
+    raw = st.query_params.get_all(key)
+    if key in st.session_state or not raw or not any(r in options and format_func(r) != r for r in raw):
+        return
+    labels = {format_func(o): o for o in options}
+    values = [labels.get(r, r) for r in raw]
+    if all(v in options for v in values):
+        st.session_state[key] = values[0]
+
+
 @contextmanager
 def checked_url_settings():
     """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
