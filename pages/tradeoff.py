@@ -70,6 +70,7 @@ def _apply_preset():
     if p is None:
         return
     s = p.spec
+    st.session_state["_to_preset_applied"] = True  # this run changes linked settings on purpose: not "refused"
     st.session_state.update({
         "tods": [d for d in s.datasets if d in NETWORKS], "ton": int(s.n[0]),
         "toalg": [a for a in s.algorithms if a in ALGOS], "toreps": int(s.reps), "toseed": int(s.seed),
@@ -96,7 +97,8 @@ for k, v in DEFAULTS.items():
 
 from cgdcore.experiments.presets import PRESETS  # noqa: E402
 
-with checked_url_settings(), st.sidebar:
+with checked_url_settings(changed_by_page=set(DEFAULTS) if st.session_state.pop("_to_preset_applied", False)
+                          else ()), st.sidebar:
     st.header("Sweep")
     preset = st.selectbox("Paper preset", ["custom", *PRESETS], key="topre", on_change=_apply_preset,
                           help="Fill every field with a paper's setting: " + "; ".join(

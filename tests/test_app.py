@@ -413,6 +413,7 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     assert not at.exception, [e.message for e in at.exception]
     assert _utility_chart(at)[:2] == (X_AXES["epsilon_total"], METRICS["skeleton_f1"])
     at.selectbox(key="topre").set_value("privpc-fig1").run()
+    assert not any("ignored" in w.value for w in at.warning)  # the preset changed the linked settings on purpose
     for k in ("tods", "toalg"):
         at.multiselect(key=k).set_value(small[k])
     for k in ("ton", "toreps"):

@@ -127,19 +127,21 @@ def url_accepts_names(key: str, options, format_func) -> None:
 
 
 @contextmanager
-def checked_url_settings():
+def checked_url_settings(changed_by_page=()):
     """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
 
     A widget bound to the URL (``bind="query-params"``) ignores a value outside its range or options (``?eps=0``,
     ``?alpha=1.5``, ``?delta_curate=1``) and Streamlit removes it from the URL without a word, so the page would run
     with the default while the user believes it used their value. A parameter that was in the link before the
-    widgets ran, is gone or changed after, and does not match the widget's value was refused.
+    widgets ran, is gone or changed after, and does not match the widget's value was refused. Keys in
+    ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked.
     """
     before = {k: st.query_params.get_all(k) for k in st.query_params}
     yield
     refused = []
     for k, raw in before.items():
-        if k not in st.session_state or (k in st.query_params and st.query_params.get_all(k) == raw):
+        if k in changed_by_page or k not in st.session_state or (k in st.query_params and
+                                                                 st.query_params.get_all(k) == raw):
             continue
         value = st.session_state[k]
         if not _same_setting(raw, value):
