@@ -89,10 +89,11 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
                   "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
                   "how it is computed, and why": [a["note"] for a in acc.values()]},
                  hide_index=True, width="stretch", key=f"{key}_table",
-                 column_config={"total": st.column_config.TextColumn(width="medium"),
-                                "ε": st.column_config.NumberColumn(format="%.4g", width="small"),
-                                "δ": st.column_config.NumberColumn(format="%.3g", width="small"),
-                                "guarantee?": st.column_config.TextColumn(width="medium"),
+                 # pixel widths: the name and the verdict are read whole; the explanation takes the rest
+                 column_config={"total": st.column_config.TextColumn(width=330),
+                                "ε": st.column_config.NumberColumn(format="%.4g", width=80),
+                                "δ": st.column_config.NumberColumn(format="%.3g", width=70),
+                                "guarantee?": st.column_config.TextColumn(width=300),
                                 "how it is computed, and why": st.column_config.TextColumn(width="large")})
 
 

@@ -73,8 +73,8 @@ STATUS = {
 #: Why a total that is not the guarantee is not one, in a few words (for labels; STATUS has the full sentence).
 REASON = {
     "no guarantee": "a part of the run has no proof",
-    "realised": "counts only the releases this run made",
-    "as in paper": "the paper's own formula",
+    "realised": "this run's releases only",
+    "as in paper": "the paper's formula",
 }
 
 
