@@ -217,7 +217,7 @@ def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
     assert len(tables) == 2
     for title, table in zip(("CURATE", "Priv-PC"), tables):
         _check_one_vocabulary(table)
-        eps = dict(zip(table["total"], table["ε"]))
+        eps = {n: float(e.replace(",", "")) for n, e in zip(table["total"], table["ε"])}
         line = next(ln for ln in prose.splitlines() if ln.startswith(f"- **{title}**"))
         compared = 0
         for name, verdict in zip(table["total"], table["guarantee?"]):
@@ -240,7 +240,7 @@ def test_learn_lesson_8_one_vocabulary_and_the_comparison_from_the_numbers():
     assert "8 · As in paper vs guaranteed" in [t.label for t in at.tabs]
     table = next(t for t in _accounting_tables(at) if any(str(n).startswith("as in paper") for n in t["total"]))
     _check_one_vocabulary(table)
-    eps = dict(zip(table["total"], table["ε"]))
+    eps = {n: float(e.replace(",", "")) for n, e in zip(table["total"], table["ε"])}
     paper = next(n for n in eps if n.startswith("as in paper"))
     side = "above" if eps[paper] > eps["guarantee"] else "below"
     assert any(m.value.startswith("Here: ") and f"{paper} gives ε = " in m.value and f"{side} the guarantee" in m.value

@@ -84,15 +84,16 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
     if with_figure:
         st.plotly_chart(vp.ledger_totals_figure(acc), key=f"{key}_fig", width="stretch")
     # one row per total, its verdict in the one vocabulary (cgdcore.privacy.ledger.verdict), and the full reason
-    st.dataframe({"total": list(acc), "ε": [a["epsilon"] for a in acc.values()],
-                  "δ": [a["delta"] for a in acc.values()],
+    # ε and δ written as everywhere else on the page (readable: 14,704, not 14700), so table, chart and prose agree
+    st.dataframe({"total": list(acc), "ε": [readable(a["epsilon"]) for a in acc.values()],
+                  "δ": [readable(a["delta"]) for a in acc.values()],
                   "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
                   "how it is computed, and why": [a["note"] for a in acc.values()]},
                  hide_index=True, width="stretch", key=f"{key}_table",
                  # pixel widths: the name and the verdict are read whole; the explanation takes the rest
                  column_config={"total": st.column_config.TextColumn(width=330),
-                                "ε": st.column_config.NumberColumn(format="%.4g", width=80),
-                                "δ": st.column_config.NumberColumn(format="%.3g", width=70),
+                                "ε": st.column_config.TextColumn(width=80),
+                                "δ": st.column_config.TextColumn(width=70),
                                 "guarantee?": st.column_config.TextColumn(width=300),
                                 "how it is computed, and why": st.column_config.TextColumn(width="large")})
 
