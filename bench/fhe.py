@@ -53,7 +53,7 @@ def main():
                 plain_slots = max((lv["slots"] for lv in rep["levels"]), default=0)
             tests = sum(lv["tests"] for lv in rep["levels"])
             slots = sum(lv["slots"] for lv in rep["levels"])
-            peak = rep["peak_memory_mb"] or 0.0
+            peak = rep["memory_added_mb"] or 0.0  # this run only (RSS peak over its start)
             tgt = TARGETS.get((net, mode))
             mark = ""
             if tgt:

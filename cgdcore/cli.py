@@ -437,8 +437,8 @@ def _fhe_summary(f: dict) -> str:
         lines.append(f"  CKKS {f['ckks']}; public context {mb(b['public_context']):.1f} MB, upload per owner "
                      f"{mb(max(b['upload_per_owner'])):.1f} MB, results {mb(b['results']):.2f} MB, "
                      f"{f['ciphertexts']} ciphertexts")
-    if f.get("peak_memory_mb"):
-        lines.append(f"  peak memory {f['peak_memory_mb']:.0f} MB")
+    if f.get("memory_added_mb") is not None:
+        lines.append(f"  memory the run added at its peak: {f['memory_added_mb']:.0f} MB (resident, over its start)")
     return "\n".join(lines)
 
 

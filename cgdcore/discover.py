@@ -23,6 +23,17 @@ from .algorithms import PARAMS, REGISTRY, check_options, names
 #: Views of the registry (cgdcore.algorithms), kept for callers that list algorithms by kind.
 ALGORITHMS: dict[str, str] = {s.name: s.summary for s in REGISTRY.values()}
 SCORE_ALGORITHMS = names(family="score")
+#: what a person reads for an algorithm whose command-line name is not its name (the CLI name stays beside it)
+ALGO_LABELS = {"noleaks": f"{REGISTRY['noleaks'].title} (noleaks)"}
+
+
+def algo_label(name: str) -> str:
+    """The user-facing name of an algorithm or sweep label: ``noleaks`` → "DP-NOTEARS (noleaks)",
+    ``noleaks[release=gradient]`` → "DP-NOTEARS (noleaks[release=gradient])", anything else unchanged."""
+    base = name.split("[", 1)[0]
+    return f"{ALGO_LABELS[base].split(' (')[0]} ({name})" if base in ALGO_LABELS else name
+
+
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
 PRIVATE_ALGORITHMS = names(family="private-pc")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).

@@ -17,7 +17,14 @@ from typing import Any, Callable
 
 from cgdcore import UserError
 
-__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "run_scenario", "settings_for", "every_pair_f1"]
+__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for", "every_pair_f1"]
+
+
+#: what "total ε" means for the sparse-vector family: one sentence for the Discover page's Budget choice and the
+#: Demo's panels, which make the same ``discover(..., epsilon=ε)`` call
+TOTAL_EPSILON = ("a hard cap; each round gets the largest ε for which the filter admits a fixed number of rounds per "
+                 "pair of variables (SVT-PC one, Priv-PC four).")
+TOTAL_EPSILON_MEANS = "Total ε as on Discover: " + TOTAL_EPSILON
 
 
 @dataclass(frozen=True)
@@ -141,10 +148,12 @@ def _what_it_kept(d) -> str:
 
 
 def _verdict(d, trivial: float) -> str:
-    """What a private F1 means next to the every-pair baseline: 'worse than' or 'no better than' when it is."""
-    if _f1(d) < trivial - 0.02:
+    """What a private F1 means next to the every-pair baseline: 'worse than' whenever it is lower (as printed, two
+    decimals), 'no better than' only when it is level or at most 0.02 higher."""
+    f1 = round(_f1(d), 2)
+    if f1 < round(trivial, 2):
         return " — worse than linking every pair"
-    return " — no better than linking every pair" if _f1(d) <= trivial + 0.02 else ""
+    return " — no better than linking every pair" if f1 <= round(trivial, 2) + 0.02 else ""
 
 
 def _epsilon_cost(s, progress) -> Outcome:
@@ -169,11 +178,12 @@ def _epsilon_cost(s, progress) -> Outcome:
                 "depends on the data and guarantees nothing).")
     return Outcome("epsilon-cost", headline, [
         Panel("No privacy (PC)", base, None, "Kendall test, α = 0.1 as Priv-PC"),
-        Panel(f"Gauss-PC, ε = {eps:g} in total", gauss, float(gauss.privacy["epsilon"]),
+        Panel(f"Gauss-PC, total ε = {eps:g}", gauss, float(gauss.privacy["epsilon"]),
               "one Gaussian-noised release per edge and order, composed in zCDP"),
-        Panel(f"Priv-PC, ε = {eps:g} in total", capped, float(capped.privacy["epsilon"]),
-              f"rounds of ε = {capped.params['round_epsilon']:.3g}, decisions on the z scale"),
-        Panel(f"As in paper: Priv-PC, ε = {eps:g} per round", per_round, tot,
+        Panel(f"Priv-PC, total ε = {eps:g}", capped, float(capped.privacy["epsilon"]),
+              f"{TOTAL_EPSILON_MEANS} Here rounds of ε = {capped.params['round_epsilon']:.3g}, decisions on the z "
+              "scale."),
+        Panel(f"As in paper: Priv-PC, per-round ε = {eps:g}", per_round, tot,
               f"{per_round.privacy['releases']} releases, p-value scale; guarantee by "
               f"{RULE_NAMES.get(per_round.privacy['rule'], '')} composition at the most rounds possible"),
     ])
@@ -212,11 +222,11 @@ def _local_vs_central(s, progress) -> Outcome:
                 f"{said('Gauss-PC', gauss)}, {said('Priv-PC', central)}, {said('CURATE', curate)}; local "
                 f"{said('k-RR + PC', local)}. {verdict}")
     return Outcome("local-vs-central", headline, [
-        Panel(f"Central: Gauss-PC, ε = {eps:g} in total", gauss, float(gauss.privacy["epsilon"]),
+        Panel(f"Central: Gauss-PC, total ε = {eps:g}", gauss, float(gauss.privacy["epsilon"]),
               "the curator sees the data; one noisy release per edge and order"),
-        Panel(f"Central: Priv-PC, ε = {eps:g} in total", central, float(central.privacy["epsilon"]),
-              "the curator sees the data; only test results are noisy"),
-        Panel(f"Central: CURATE, ε = {eps:g} in total", curate, float(curate.privacy["epsilon"]),
+        Panel(f"Central: Priv-PC, total ε = {eps:g}", central, float(central.privacy["epsilon"]),
+              "the curator sees the data; only test results are noisy. " + TOTAL_EPSILON_MEANS),
+        Panel(f"Central: CURATE, total ε = {eps:g}", curate, float(curate.privacy["epsilon"]),
               "per-order budgets planned by CURATE's optimiser"),
         Panel(f"Local: k-RR on every column, ε = {eps:g} per record", local, float(local.privacy["epsilon"]),
               "the analyst only ever sees randomised records"),
@@ -284,7 +294,7 @@ def _curve(s, progress) -> Outcome:
     useful = private[private["skeleton_f1_mean"] >= trivial + 0.5 * (base - trivial)]
     first = useful.sort_values("epsilon").groupby("algorithm")["epsilon"].first()
     headline = (f"PC without privacy scores skeleton F1 {base:.2f}; linking every pair scores {trivial:.2f}. "
-                f"At ε = {top:g} in total: " + ", ".join(f"{CURVE_NAMES[a]} {v:.2f}" for a, v in at_top.items())
+                f"At total ε = {top:g}: " + ", ".join(f"{CURVE_NAMES[a]} {v:.2f}" for a, v in at_top.items())
                 + ". " + ("Halfway from 'every pair' to PC: " + ", ".join(
                     f"{CURVE_NAMES[a]} from ε = {e:g}" for a, e in first.items()) + "." if len(first) else
                     "No private method gets halfway from 'every pair' to PC on this grid."))

@@ -54,33 +54,57 @@ def _summary(rows: list[dict], metric: str):
 
 
 def utility_figure(rows: list[dict], metric: str = "skeleton_f1"):
-    """Mean ± sd of ``metric`` vs privacy level, one colour per mechanism, dash per pipeline."""
+    """Mean ± sd of ``metric`` vs privacy level, one colour per mechanism, dash per pipeline.
+
+    Every legend entry can be seen: series with the same means at every level are drawn once, under one legend
+    entry naming all of them (a mechanism that never changes the graph sits exactly on the no-noise line), and
+    where a point coincides with a series drawn later its marker is drawn larger, so the later marker sits
+    inside it instead of hiding it.
+    """
     import plotly.graph_objects as go
 
     fig = go.Figure()
     label = {"skeleton_f1": "skeleton F1", "shd": "SHD (CPDAG)"}[metric]
     ticks = sorted({r["level"] for r in rows if r["mechanism"] != "no noise"})
+    reference = None
+    series = []  # [names, levels, mean, sd, (mech, pipe)] in drawing order
     for (mech, pipe), by_level in sorted(_summary(rows, metric).items()):
         if mech == "no noise":
-            vals = [v for vs in by_level.values() for v in vs]
-            y0 = float(np.mean(vals))
-            fig.add_hline(y=y0, line_dash="dot", line_color=BLACK, line_width=LINE_WIDTH,
-                          annotation_text=f"no noise (discretised): {y0:.3g}", annotation_position="top left")
-            if ticks:  # the same line as a trace, so it hovers and is in the legend
-                fig.add_scatter(x=[ticks[0], ticks[-1]], y=[y0, y0], mode="lines", name="no noise (discretised)",
-                                line={"color": BLACK, "dash": "dot", "width": LINE_WIDTH},
-                                hovertemplate=f"<b>no noise (discretised)</b><br>{label} {y0:.3f}<extra></extra>")
+            reference = float(np.mean([v for vs in by_level.values() for v in vs]))
             continue
         levels = sorted(by_level)
         mean = np.array([np.mean(by_level[x]) for x in levels])
         sd = np.array([np.std(by_level[x]) for x in levels])
+        same = next((s for s in series if s[1] == levels and np.allclose(s[2], mean, rtol=0, atol=1e-9)), None)
+        if same is not None:  # drawn exactly under an earlier series: one entry for both
+            same[0].append(f"{mech} · {pipe}")
+            continue
+        series.append([[f"{mech} · {pipe}"], levels, mean, sd, (mech, pipe)])
+    on_reference = [s for s in series if reference is not None and np.allclose(s[2], reference, rtol=0, atol=1e-9)]
+    series = [s for s in series if not any(s is t for t in on_reference)]
+    if reference is not None:
+        y0 = reference
+        name = " = ".join(["no noise (discretised)"] + [n for s in on_reference for n in s[0]])
+        fig.add_hline(y=y0, line_dash="dot", line_color=BLACK, line_width=LINE_WIDTH,
+                      annotation_text=f"{name}: {y0:.3g}", annotation_position="top left")
+        if ticks:  # the same line as a trace, so it hovers and is in the legend
+            fig.add_scatter(x=[ticks[0], ticks[-1]], y=[y0, y0], mode="lines", name=name,
+                            line={"color": BLACK, "dash": "dot", "width": LINE_WIDTH},
+                            hovertemplate=f"<b>{name}</b><br>{label} {y0:.3f}<extra></extra>")
+    ys = [v for s in series for v in s[2]] + ([reference] if reference is not None else [])
+    close = 0.01 * (max(ys) - min(ys) or 1.0) if ys else 0.0  # markers closer than this overlap on screen
+    for k, (names, levels, mean, sd, (mech, pipe)) in enumerate(series):
+        later = [sum(1 for t in series[k + 1:] for x2, y2 in zip(t[1], t[2]) if x2 == x and abs(y2 - y) <= close)
+                 for x, y in zip(levels, mean)]
         colour = MECH_COLOURS.get(mech, "#555555")
         symbol = MECH_SYMBOLS.get(mech, "circle") + ("" if pipe == "naive" else "-open")
-        fig.add_scatter(x=levels, y=mean, mode="lines+markers", name=f"{mech} · {pipe}",
+        name = " = ".join(names)
+        fig.add_scatter(x=levels, y=mean, mode="lines+markers", name=name,
                         line={"color": colour, "dash": PIPELINE_DASH[pipe], "width": LINE_WIDTH},
-                        marker={"symbol": symbol, "size": MARKER_SIZE + 1, "line": {"color": colour, "width": 2}},
+                        marker={"symbol": symbol, "size": [MARKER_SIZE + 1 + 6 * c for c in later],
+                                "line": {"color": colour, "width": 2}},
                         error_y={"type": "data", "array": sd, "visible": True, "thickness": 1.5},
-                        hovertemplate=f"{mech} · {pipe}<br>P = %{{x}}<br>{label} %{{y:.3f}} ± %{{error_y.array:.3f}}"
+                        hovertemplate=f"{name}<br>P = %{{x}}<br>{label} %{{y:.3f}} ± %{{error_y.array:.3f}}"
                                       "<extra></extra>")
     fig.update_xaxes(title="privacy level P = chance of guessing a whole record (higher = less private)",
                      type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])

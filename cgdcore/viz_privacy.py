@@ -130,12 +130,17 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
     pattern = [STATUS_STYLE[s][1] for s in status]
     hover = [f"{k}: ε = {readable(accounting[k]['epsilon'])}, δ = {readable(accounting[k]['delta'])}<br>"
              f"{accounting[k]['note']}" for k in names]
-    text = [f"{readable(e)} ({s})" for e, s in zip(eps, status)]
+    # the verdict goes under the total's name (one vocabulary: cgdcore.privacy.ledger.verdict); beside the bar only
+    # the number, which fits however long the bar is (a long label ran off the figure and was cut)
+    from cgdcore.privacy.ledger import verdict
+
+    ticks = [f"{k}<br><i>{verdict(s)}</i>" for k, s in zip(names, status)]
+    text = [readable(e) for e in eps]
     # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
                            hovertext=hover, hoverinfo="text", text=text, textposition="outside", cliponaxis=False,
                            name="ε", textfont=dict(size=14, color="#111111")))
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=names, ticktext=ticks, automargin=True)
     pos = [e for e in eps if e > 0 and math.isfinite(e)]
     log = bool(pos) and max(pos) / min(pos) > 30
     if log:
@@ -145,7 +150,7 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
         fig.update_xaxes(range=[0, max(pos) * 1.6])
     title = ("No total is a guarantee for this run" if void else
              "The guarantee (solid) and comparisons that are not guarantees (hatched)")
-    return _layout(fig, height=70 + 40 * len(names), xaxis_title="ε" + (" (log scale)" if log else ""),
+    return _layout(fig, height=70 + 52 * len(names), xaxis_title="ε" + (" (log scale)" if log else ""),
                    **({"title": title} if with_title else {}))
 
 

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from cgdcore.discover import algo_label
 from cgdcore.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
 from cgdcore.viz_privacy import _layout
 
@@ -77,12 +78,12 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                 # points in the panel there is no range, and the legend entry has no points
                 xr = [float(np.min(xs_priv)), float(np.max(xs_priv))] if len(xs_priv) else [None]
                 yr = [y, y] if len(xs_priv) else [None]
-                fig.add_scatter(x=xr, y=yr, mode="lines", name=f"{algo} (non-private)", legendgroup=algo,
+                fig.add_scatter(x=xr, y=yr, mode="lines", name=f"{algo_label(algo)} (non-private)", legendgroup=algo,
                                 showlegend=show, line={"color": _REFERENCE, "dash": "dot", "width": LINE_WIDTH},
-                                hovertemplate=f"<b>{algo}</b> (non-private) on {ds}<br>{METRICS.get(metric, metric)} "
+                                hovertemplate=f"<b>{algo_label(algo)}</b> (non-private) on {ds}<br>{METRICS.get(metric, metric)} "
                                               f"{y:.3f}<extra></extra>", row=r, col=c)
                 fig.add_hline(y=y, line_dash="dot", line_color=_REFERENCE, line_width=LINE_WIDTH, row=r, col=c,
-                              annotation_text=f"{algo} {y:.3g}", annotation_position="bottom right",
+                              annotation_text=f"{algo_label(algo)} {y:.3g}", annotation_position="bottom right",
                               annotation_font_size=FONT_SIZE)
                 continue
             g = g[np.isfinite(g["x"]) & (g["x"] > 0)].sort_values("x")
@@ -97,11 +98,11 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                             line={"width": 0}, fillcolor=_rgba(st["color"], 0.15), hoverinfo="skip",
                             legendgroup=algo, showlegend=False, row=r, col=c)
             fig.add_scatter(
-                x=x, y=m, mode="lines+markers", name=algo, legendgroup=algo, showlegend=show,
+                x=x, y=m, mode="lines+markers", name=algo_label(algo), legendgroup=algo, showlegend=show,
                 line={"color": st["color"], "dash": st["dash"], "width": 2.5},
                 marker={"symbol": st["symbol"], "size": 9, "color": st["color"]},
                 customdata=np.c_[g["epsilon"].to_numpy(), s, g["reps"].to_numpy()],
-                hovertemplate=(f"<b>{algo}</b> on {ds}<br>requested ε %{{customdata[0]:.3g}}<br>{x_label} "
+                hovertemplate=(f"<b>{algo_label(algo)}</b> on {ds}<br>requested ε %{{customdata[0]:.3g}}<br>{x_label} "
                                f"%{{x:.3g}}<br>{METRICS.get(metric, metric)} %{{y:.3f}} ± %{{customdata[1]:.3f}}"
                                "<br>%{customdata[2]} runs<extra></extra>"),
                 row=r, col=c)
@@ -139,15 +140,15 @@ def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y:
     styles = style(list(dict.fromkeys(summary["algorithm"])))
     for algo, g in summary.groupby("algorithm", sort=False):
         st = styles[algo]
-        fig.add_bar(x=g["dataset"], y=g[f"{metric}_mean"], name=f"{algo} (this build)", marker_color=st["color"],
+        fig.add_bar(x=g["dataset"], y=g[f"{metric}_mean"], name=f"{algo_label(algo)} (this build)", marker_color=st["color"],
                     error_y={"type": "data", "array": np.nan_to_num(g[f"{metric}_std"].to_numpy())},
-                    hovertemplate=f"{algo} on %{{x}}: %{{y:.4g}}<extra></extra>")
+                    hovertemplate=f"{algo_label(algo)} on %{{x}}: %{{y:.4g}}<extra></extra>")
         pts = [p for p in paper or [] if p["algorithm"] == algo and p.get("metric") == metric]
         if pts:
-            fig.add_bar(x=[p["dataset"] for p in pts], y=[p["value"] for p in pts], name=f"{algo} (paper)",
+            fig.add_bar(x=[p["dataset"] for p in pts], y=[p["value"] for p in pts], name=f"{algo_label(algo)} (paper)",
                         marker_color=_rgba(st["color"], 0.35), marker_pattern_shape="/",
                         marker_line={"color": st["color"], "width": 1.5},
-                        hovertemplate=f"paper: {algo} on %{{x}}: %{{y:.4g}}<extra></extra>")
+                        hovertemplate=f"paper: {algo_label(algo)} on %{{x}}: %{{y:.4g}}<extra></extra>")
     fig.update_yaxes(title=METRICS.get(metric, metric), type="log" if log_y else "linear")
     return _layout(fig, height=380, barmode="group", title=title or f"{METRICS.get(metric, metric)} per dataset")
 

@@ -1,9 +1,9 @@
-"""Budget: how CURATE spreads ε over PC orders, Priv-PC's noise scales, and paper vs sound accounting."""
+"""Budget: how CURATE spreads ε over PC orders, Priv-PC's noise scales, and the papers' totals vs the guarantee."""
 import streamlit as st
 
 from cgdcore.data import list_datasets
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
-from ui.privacy import accounting_table, guarantee_metrics, noise_seed_input, status_legend
+from ui.privacy import accounting_table, guarantee_metrics, noise_seed_input, paper_vs_guarantee, status_legend
 
 route_through_app()
 
@@ -11,7 +11,7 @@ URL = {"bind": "query-params"}
 
 st.title("Privacy budget")
 st.caption("Where the ε goes: CURATE's per-order plan, the error bounds it optimises, Priv-PC's noise scales, and "
-           "what the papers' own accounting claims next to the sound totals.")
+           "what the papers' own accounting claims next to what each run can guarantee.")
 
 explain(
     "What am I looking at?",
@@ -27,7 +27,7 @@ sub-sample of m rows, where sub-sampling amplifies privacy, and each hit is exam
 
 Both papers total their spending with formulas of their own, at the number of releases their run happened to
 make. Because PC chooses its next test from earlier answers, that number depends on the data, and the
-composition theorems do not cover a total computed from it. A sound run fixes its budget *before* it starts and
+composition theorems do not cover a total computed from it. A run with a guarantee fixes its budget *before* it starts and
 a **filter** refuses every release that would exceed it; the budget is then the guarantee. This page runs the
 same data both ways and shows the papers' totals next to the guarantee.
 """,
@@ -54,7 +54,7 @@ with checked_url_settings(), st.sidebar:
                                       format="%g", key="breps", **URL))
     sens = st.radio("CURATE sensitivity", ["conservative", "paper"], key="bsens", horizontal=True,
                     help="conservative: the proven Φ(9/√n) − ½ of the Kendall statistic with a public normaliser; "
-                         "paper: 0.3627/√n (not a valid worst-case bound: no guarantee).",
+                         "paper: 0.3627/√n, not a worst-case bound (the run is then not a guarantee).",
                     **URL)
     beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
                                  format="%g", key="bbeta", **URL))
@@ -77,7 +77,7 @@ from cgdcore import viz_privacy as vp  # noqa: E402
 
 tab_cur, tab_bounds, tab_priv, tab_acc = st.tabs(
     ["CURATE: planned vs used", "Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise",
-     "As in paper vs sound"])
+     "As in paper vs guaranteed"])
 
 with tab_cur:
     plans = cur.privacy["plans"]
@@ -146,10 +146,12 @@ with tab_acc:
         "**What each run can promise.** CURATE's run has a budget: the filter refused every release past it, so "
         f"its guarantee is ε = {total:g}, whatever the data did. Priv-PC at ε = {round_eps:g} per round has no "
         "budget, as in the paper: its rounds stop only when PC does, so all it can promise is the composition of "
-        "the most rounds any run on data of this shape could make — a far larger number than the total of the "
-        "rounds this run happened to make, which is the number the paper reports. The papers' own formulas "
-        "(CURATE's t·ε² + ε·√(2t ln(1/δ′)), which also understates Dwork & Roth's t·ε(e^ε − 1); Priv-PC's "
-        "advanced composition over its K rounds) are shown for comparison. " + status_legend())
+        "the most rounds any run on data of this shape could make. The papers' own formulas (CURATE's "
+        "t·ε² + ε·√(2t ln(1/δ′)) at δ′ = 10⁻¹² per order; Priv-PC's advanced composition over the K rounds this run "
+        "made) are shown for comparison; neither is a guarantee. Here:\n\n"
+        + "\n".join(f"- **{title}**: {paper_vs_guarantee(res.privacy)}" for res, title in ((cur, "CURATE"),
+                                                                                               (priv, "Priv-PC")))
+        + "\n\n" + status_legend())
     for res, title in ((cur, "CURATE"), (priv, "Priv-PC")):
         st.subheader(title)
         guarantee_metrics(res.privacy)

@@ -11,6 +11,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
+from cgdcore.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.compare import compare_panel, pin_controls
@@ -92,8 +93,7 @@ with checked_url_settings(), st.sidebar:
     if private:
         per_round = algo in ROUND_ALGORITHMS and st.radio(
             "Budget", ["total ε", "per-round ε (as in paper)"], key="budget_mode", horizontal=True,
-            help="total ε: a hard cap; each round gets the largest ε for which the filter admits a fixed "
-                 "number of rounds per pair of variables (SVT-PC one, Priv-PC four). per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
+            help=f"total ε: {TOTAL_EPSILON} per-round ε: the papers' parameter — each sieve-and-examine round, sparse-vector hit "
                  "or EM-PC step costs it, and without a cap the guarantee is the composition of the most rounds any "
                  "run on data of this shape could make.", **URL) != "total ε"
         if per_round:
@@ -120,7 +120,7 @@ with checked_url_settings(), st.sidebar:
                 algo_opts["composition"] = option_input(
                     "composition", widget_key="comp", label="Composition rule of the budget filter",
                     choices=("advanced", "basic"),
-                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), valid for adaptively "
+                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), which holds for adaptively "
                          "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC composes in "
                          "zCDP.)")
             if "scale" in takes:
@@ -147,7 +147,7 @@ with checked_url_settings(), st.sidebar:
                 algo_opts["curate_sensitivity"] = option_input(
                     "curate_sensitivity", widget_key="csens", label="Sensitivity",
                     help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, which is "
-                         "not a valid worst-case bound (the run then has no guarantee).")
+                         "not a worst-case bound (the run is then not a guarantee).")
             if "leakage" in takes:
                 algo_opts["leakage"] = option_input(
                     "leakage", widget_key="cleak", label="Leakage in the optimiser",

@@ -177,8 +177,12 @@ c[0].metric("CI decisions = plaintext", f"{cmp['agreement']:.1%}", help="Share o
 c[1].metric("SHD vs plaintext graph", "—" if cmp["shd_vs_plaintext"] is None else cmp["shd_vs_plaintext"])
 c[2].metric("SHD vs truth", m.get("shd", "—"))
 c[3].metric("Time", f"{f['seconds']['total']:.1f} s")
-c[4].metric("Peak memory", "—" if not f["peak_memory_mb"] else f"{f['peak_memory_mb'] / 1024:.2f} GB",
-            help="Peak resident memory of the server process during the run (all parties are simulated in it).")
+mem = f.get("memory_added_mb")
+c[4].metric("Memory the run added", "—" if mem is None else (f"{mem / 1024:.2f} GB" if mem >= 1024 else f"{mem:.0f} MB"),
+            help="Measured for this run only: the peak resident memory (RSS) of the app's process during the run "
+                 "minus its RSS when the run started (all parties are simulated in it). Memory the process already "
+                 "held — caches, earlier runs — is not counted; another session running at the same time would be. "
+                 "A result shown again from the cache shows the numbers of the run that computed it.")
 for note in res.notes:
     if "overshot" in note:
         st.warning(note, icon=":material/warning:")

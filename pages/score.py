@@ -1,11 +1,14 @@
 """Score: NOTEARS, DP-NOTEARS and CURATE's per-iteration budget schedules."""
 import streamlit as st
 
+from cgdcore.discover import algo_label
+
+SCORE_ALGOS = ["notears", "noleaks", "curate-score"]
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
 from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
-from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.common import checked_url_settings, url_accepts_names, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.widgets import option_input
 
 route_through_app()
@@ -78,7 +81,8 @@ with checked_url_settings(), st.sidebar:
     seed = int(st.number_input("Data seed", min_value=0, max_value=2**31 - 1, value=0, key="sseed", **URL))
 
     st.header("Algorithm")
-    algo = st.radio("Algorithm", ["notears", "noleaks", "curate-score"], key="salgo", **URL)
+    url_accepts_names("salgo", SCORE_ALGOS, algo_label)  # ?salgo=noleaks still works
+    algo = st.radio("Algorithm", SCORE_ALGOS, key="salgo", format_func=algo_label, **URL)
     lambda1 = option_input("lambda1", widget_key="lam", label="L1 penalty λ", hi=10.0, step=0.05)
     w_thr = option_input("w_threshold", widget_key="wthr", label="Edge threshold |w| ≥", hi=5.0, step=0.05,
                          help="Declared before the run (never tuned on the truth).")
@@ -117,9 +121,9 @@ with user_errors():
     with st.spinner("Preparing data…"):
         ds = load_dataset(spec, n if info.n_rows is None else (n if n < info.n_rows else None), seed)
     key = ("score", spec, n, seed, tuple(sorted(params.items())), tuple(sorted(options.items())), draw)
-    with st.status(f"Running {algo}…", expanded=False) as status:
+    with st.status(f"Running {algo_label(algo)}…", expanded=False) as status:
         res = run_discovery(key, ds, options=options, **params)
-        status.update(label=f"{algo} finished in {res.seconds:.2f} s", state="complete")
+        status.update(label=f"{algo_label(algo)} finished in {res.seconds:.2f} s", state="complete")
 st.session_state["score_result"] = res
 
 from cgdcore import viz, viz_score  # noqa: E402
@@ -144,7 +148,7 @@ if res.result.stopped_early:
 for note in res.notes:
     st.caption(f":material/info: {note}")
 
-st.plotly_chart(viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{algo}: thresholded W"),
+st.plotly_chart(viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{algo_label(algo)}: thresholded W"),
                 key="sgraph", width="stretch")
 
 tab_names = ["Weights", "Convergence", "Schedules"] + (["Privacy ledger"] if pv else [])

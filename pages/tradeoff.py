@@ -15,7 +15,10 @@ ALGOS = ["pc[ci_test=kendall]", "pc", "gauss-pc", "priv-pc", "svt-pc", "em-pc", 
          "priv-pc[scale=p]", "svt-pc[scale=p]", "curate[scale=p]", "laplace-pc[scale=p]", "priv-pc[subsample_ratio=1]",
          "noleaks", "curate-score", "notears", "fhe-pc", "pc+krr-cwise", "pc+krr-comb", "pc+geo-cwise", "pc+geo-comb"]
 DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "em-pc"], "toeps": "logspace:-2:1.5:21",
-            "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original"}
+            "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original",
+            # the chart's controls: set by a preset, then read back from the widgets (the figure follows them)
+            "tox": "epsilon_total", "toclip": False, "tometric": "skeleton_f1"}
+CHART_METRICS = ["skeleton_f1", "arc_f1", "shd"]
 
 st.title("Privacy–utility trade-off")
 st.caption("Sweep ε over datasets and algorithms, repeat each point with fresh noise, and see what each privacy "
@@ -32,9 +35,10 @@ standard deviation.
 it again on every sieve hit, so what a run finally costs depends on the data. CURATE, Laplace-PC and the
 score-based methods take a *total* ε and plan within it. Put the x-axis on the **requested ε** and the families
 are not comparable; put it on the **reported total** and they are — but the total depends on the accounting rule:
-basic composition, Dwork–Roth advanced composition, the privacy-loss distribution, or the paper's own formula
-(which is sometimes looser, sometimes not a valid bound). Switching the rule moves the curves sideways; that gap
-is the price of loose accounting.
+basic composition, Dwork–Roth advanced composition, the privacy-loss distribution, or the paper's own formula.
+Only the **guaranteed ε** is a guarantee; the others are *not a guarantee* (they count only the releases a run
+happened to make, or follow the paper's formula) and are there to compare. Switching the rule moves the curves
+sideways; that gap is the price of loose accounting.
 
 Priv-PC Figure 1 plots total ε by advanced composition (δ = 10⁻³) and keeps points with total ε in [1, 100].
 F1 on CPDAG arcs is the reference codes' metric; skeleton F1 isolates what privacy changes (only the skeleton
@@ -67,12 +71,17 @@ def _apply_preset():
     if p is None:
         return
     s = p.spec
+    st.session_state["_to_preset_applied"] = True  # this run changes linked settings on purpose: not "refused"
     st.session_state.update({
         "tods": [d for d in s.datasets if d in NETWORKS], "ton": int(s.n[0]),
         "toalg": [a for a in s.algorithms if a in ALGOS], "toreps": int(s.reps), "toseed": int(s.seed),
         "tobud": s.budget, "tovar": s.variant,
         "toeps": ",".join(f"{e:g}" for e in s.epsilons) if len(s.epsilons) <= 4 else
-        f"logspace:{_log10(s.epsilons[0]):g}:{_log10(s.epsilons[-1]):g}:{len(s.epsilons)}"})
+        f"logspace:{_log10(s.epsilons[0]):g}:{_log10(s.epsilons[-1]):g}:{len(s.epsilons)}",
+        # how to read it, set in the same place: the chart's widgets take these values and the figure is built
+        # from what the widgets return (a preset once drew defaults of its own while the controls showed these)
+        "tox": p.x, "toclip": p.x_range is not None,
+        "tometric": p.metric if p.metric in CHART_METRICS else DEFAULTS["tometric"]})
 
 
 def _log10(v: float) -> float:
@@ -89,7 +98,8 @@ for k, v in DEFAULTS.items():
 
 from cgdcore.experiments.presets import PRESETS  # noqa: E402
 
-with checked_url_settings(), st.sidebar:
+with checked_url_settings(changed_by_page=set(DEFAULTS) if st.session_state.pop("_to_preset_applied", False)
+                          else ()), st.sidebar:
     st.header("Sweep")
     preset = st.selectbox("Paper preset", ["custom", *PRESETS], key="topre", on_change=_apply_preset,
                           help="Fill every field with a paper's setting: " + "; ".join(
@@ -97,10 +107,11 @@ with checked_url_settings(), st.sidebar:
     datasets = st.multiselect("Datasets", NETWORKS, key="tods", **URL)
     n = int(st.number_input("Rows per dataset (n)", min_value=1000, max_value=1_000_000, step=10_000, key="ton",
                             **URL))
+    # the sweep's labels, as the command line writes them (a link names them the same way); charts say DP-NOTEARS
     algos = st.multiselect("Algorithms", ALGOS, key="toalg", help=(
         "pc[ci_test=kendall]: the non-private reference with the private algorithms' test; [scale=p]: the decision "
         "on the p-value scale, as in the papers (the default decides on the statistic z); priv-pc[subsample_ratio=1]: "
-        "Priv-PC without sub-sampling; fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
+        "Priv-PC without sub-sampling; noleaks: DP-NOTEARS (its command-line name); fhe-pc: encrypted aggregation of owners' discrete-Laplace-noised histograms (DP once); "
         "pc+MECH: PC on locally privatised data."), **URL)
     eps_text = st.text_input("ε grid", key="toeps", help="Comma-separated values (0.1,1,10) or "
                              "logspace:START:STOP:COUNT in log10 units (logspace:-2:1.5:21 is Priv-PC's grid).", **URL)
@@ -140,6 +151,19 @@ if len(configs) > 600:
     c3.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
                "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
 
+from cgdcore import viz_sweep as vs  # noqa: E402
+from cgdcore.experiments import X_AXES  # noqa: E402
+
+# The chart's controls are drawn on every run, before any sweep has rows: a control that is not drawn keeps its
+# last value and hands it back when it reappears, so a preset chosen while no rows were shown was lost (the chart
+# drew the old axis and metric while the controls' labels said otherwise). No index/value here either: each control
+# takes its value from the session (defaults, a preset, or the link) and every figure and export below is drawn from
+# what the controls return.
+opts = st.columns([3, 2, 2])
+x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=lambda k: X_AXES[k], **URL)
+clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", key="toclip", disabled=x_axis == "epsilon", **URL)
+metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func=lambda k: vs.METRICS[k], **URL)
+
 if go and have < len(configs):
     from cgdcore.experiments import run_sweep
 
@@ -167,11 +191,12 @@ if go and have < len(configs):
 rows = list(store["rows"])
 if not rows:
     st.info("Choose datasets, algorithms and an ε grid in the sidebar, then **Run sweep**. A preset fills in a "
-            "paper's setting; Priv-PC's Figure 1 on Sachs (315 runs) takes about 15 s.", icon=":material/tune:")
+            "paper's setting (Priv-PC's Figure 1 on one network is 315 runs at n = 100,000: most of a minute on two "
+            "cores, longer on a busy machine); once it runs, the progress bar estimates the time left from the runs "
+            "done so far.", icon=":material/tune:")
     st.stop()
 
-from cgdcore import viz_sweep as vs  # noqa: E402
-from cgdcore.experiments import X_AXES, summarise  # noqa: E402
+from cgdcore.experiments import summarise  # noqa: E402
 from cgdcore.experiments.presets import paper_points  # noqa: E402
 from cgdcore.experiments.results import to_frame  # noqa: E402
 
@@ -187,16 +212,6 @@ if len(errors):
     st.warning(f"{len(errors)} run(s) were rejected and are left out, e.g. {errors.iloc[0]['algorithm']} on "
                f"{errors.iloc[0]['dataset']}: {errors.iloc[0]['error']}", icon=":material/warning:")
 
-opts = st.columns([3, 2, 2])
-x_default = p.x if p is not None else "epsilon_total"
-x_axis = opts[0].selectbox("x-axis", list(X_AXES), index=list(X_AXES).index(x_default), key="tox",
-                           format_func=lambda k: X_AXES[k])
-clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", value=p is not None and p.x_range is not None,
-                      key="toclip", disabled=x_axis == "epsilon")
-metric = opts[2].selectbox("Utility", ["skeleton_f1", "arc_f1", "shd"],
-                           index=["skeleton_f1", "arc_f1", "shd"].index(p.metric) if p is not None and
-                           p.metric in ("skeleton_f1", "arc_f1", "shd") else 0, key="tometric",
-                           format_func=lambda k: vs.METRICS[k])
 summary = summarise(table, x=x_axis)
 x_label = X_AXES[x_axis]
 paper = paper_points(spec)
@@ -213,15 +228,17 @@ with tab_u:
     else:
         figs["utility"] = vs.curves_figure(summary, metric, x_label, x_range=x_range)
     st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
-    st.caption("Dotted lines: non-private references. Hover a point for its requested ε, reported total and "
-               "number of runs.")
+    refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
+    st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
+               + ("Hover a point for its requested ε, reported total and number of runs." if not single_eps else
+                  "Bars: mean over repetitions, whiskers ± one standard deviation."))
 with tab_t:
     if single_eps:
         figs["tests"] = vs.bars_figure(summary, "n_ci_tests", paper=paper, title="CI tests per run")
     else:
         figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, x_range=x_range, paper=paper)
     st.plotly_chart(figs["tests"], width="stretch", key="tofig_t")
-    if any(q["metric"] == "n_ci_tests" for q in paper):
+    if any(q["metric"] == "n_ci_tests" for q in paper):  # paper_points: only values this sweep can be set beside
         st.caption("Hatched bars / crosses labelled 'paper': Priv-PC's Table 3 at n = 100,000 (its ε is not stated; "
                    "per-round ε = 1 assumed).")
 with tab_s:
@@ -231,8 +248,9 @@ with tab_s:
         figs["time"] = vs.curves_figure(summary, "seconds", x_label, x_range=x_range, paper=paper, log_y=True)
     st.plotly_chart(figs["time"], width="stretch", key="tofig_s")
     st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics, so "
-               "the first run on a dataset pays for them. Paper times (Priv-PC Table 2) come from a 32-core server "
-               "running the authors' code.")
+               "the first run on a dataset pays for them." + (
+                   " Paper times (Priv-PC Table 2) come from a 32-core server running the authors' code."
+                   if any(q["metric"] == "seconds" for q in paper) else ""))
 with tab_tab:
     st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360)
     import io

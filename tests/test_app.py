@@ -190,6 +190,73 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert {"Total budget", "ε used", "Sub-sample m", "Sieve ε′", "Guaranteed ε"} <= labels
 
 
+def _accounting_tables(at):
+    return [df.value for df in at.dataframe if "guarantee?" in df.value.columns]
+
+
+def _check_one_vocabulary(table):
+    """One row is the guarantee (or none is), every other row says 'not a guarantee (<reason>)' and why."""
+    verdicts = list(table["guarantee?"])
+    assert verdicts.count("guarantee") <= 1
+    for v, why in zip(verdicts, table["how it is computed, and why"]):
+        assert v == "guarantee" or (v.startswith("not a guarantee (") and v.endswith(")")), v
+        assert why and len(why) > 10  # a reason, never a bare 'no'
+
+
+def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
+    """Issue 20: the prose said CURATE's formula 'understates' while the chart drew it above the guarantee and the
+    budget. Now each paper total is compared with the guarantee from the same numbers the table and chart show."""
+    from cgdcore.privacy.ledger import REASON
+
+    at = app(timeout=300)
+    at.switch_page("pages/budget.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    prose = next(m.value for m in at.markdown if "What each run can promise" in m.value)
+    assert "understates Dwork" not in prose
+    tables = _accounting_tables(at)
+    assert len(tables) == 2
+    for title, table in zip(("CURATE", "Priv-PC"), tables):
+        _check_one_vocabulary(table)
+        eps = {n: float(e.replace(",", "")) for n, e in zip(table["total"], table["ε"])}
+        line = next(ln for ln in prose.splitlines() if ln.startswith(f"- **{title}**"))
+        compared = 0
+        for name, verdict in zip(table["total"], table["guarantee?"]):
+            if verdict == f"not a guarantee ({REASON['as in paper']})":
+                side = "above" if eps[name] > eps["guarantee"] else "below"
+                assert f"{name} gives ε = " in line and f"{side} the guarantee" in line.split(name)[1].split(";")[0]
+                compared += 1
+        assert compared >= 1
+    # the chart labels each total with the same verdict as the table
+    fig = json.loads(next(c for c in at.get("plotly_chart") if "guarantee" in c.proto.spec).proto.spec)
+    ticks = fig["layout"]["yaxis"]["ticktext"]
+    assert any(t.endswith("<i>guarantee</i>") for t in ticks)
+    assert all("<i>guarantee</i>" in t or "<i>not a guarantee (" in t for t in ticks)
+
+
+def test_learn_lesson_8_one_vocabulary_and_the_comparison_from_the_numbers():
+    at = app(timeout=300)
+    at.switch_page("pages/learn.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "8 · As in paper vs guaranteed" in [t.label for t in at.tabs]
+    table = next(t for t in _accounting_tables(at) if any(str(n).startswith("as in paper") for n in t["total"]))
+    _check_one_vocabulary(table)
+    eps = {n: float(e.replace(",", "")) for n, e in zip(table["total"], table["ε"])}
+    paper = next(n for n in eps if n.startswith("as in paper"))
+    side = "above" if eps[paper] > eps["guarantee"] else "below"
+    assert any(m.value.startswith("Here: ") and f"{paper} gives ε = " in m.value and f"{side} the guarantee" in m.value
+               for m in at.markdown)
+
+
+def test_pages_use_one_word_for_validity():
+    """'guarantee' / 'not a guarantee': no page says 'valid bound', 'not valid', 'unsound' or 'understates' any more."""
+    import re
+
+    for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:
+        text = path.read_text()
+        for word in (r"not a valid", r"valid bound", r"not valid", r"unsound", r"understates Dwork"):
+            assert not re.search(word, text), (path.name, word)
+
+
 @pytest.mark.parametrize("algo,extra", [("notears", {}), ("noleaks", {}), ("noleaks", {"srel": "gradient"}),
                                         ("curate-score", {})])
 def test_score_page_runs_every_algorithm(algo, extra):
@@ -212,6 +279,16 @@ def test_score_page_runs_every_algorithm(algo, extra):
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
     assert len(at.get("plotly_chart")) >= 5
+
+
+def test_score_page_calls_noleaks_dp_notears_and_old_links_still_work():
+    at = app(timeout=180)
+    at.switch_page("pages/score.py")
+    at.query_params["salgo"] = "noleaks"  # a link written with the command-line name
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state["score_result"].algorithm == "noleaks" and not at.warning
+    assert at.sidebar.radio(key="salgo").options == ["notears", "DP-NOTEARS (noleaks)", "curate-score"]
 
 
 def test_score_page_bad_schedule_budget_is_explained():
@@ -255,6 +332,7 @@ def test_encrypted_page_secure_aggregation_and_dp():
     assert not at.exception, [e.message for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["CI decisions = plaintext"] == "100.0%" and metrics["SHD vs plaintext graph"] == "0"
+    assert "Peak memory" not in metrics and metrics["Memory the run added"].endswith(("MB", "GB"))  # this run only
     assert any("no secret key" in md.value for md in at.markdown)
     at2 = app(timeout=180)
     at2.switch_page("pages/encrypted.py")
@@ -294,6 +372,7 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("python -m cgdcore discover" in c.value for c in at.code)
+    assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
     # same parameters in a new session: served from the cache, no button press needed
     at2 = _tradeoff(params)
     assert {m.label: m.value for m in at2.metric}["Already computed"] == "13"
@@ -311,6 +390,61 @@ def test_tradeoff_page_preset_fills_the_widgets():
     assert at.text_input(key="toeps").value == "1"
     assert any("Table 3" in i.value for i in at.info)
     assert {m.label: m.value for m in at.metric}["Runs in this sweep"] == str(7 * 2 * 5)
+
+
+def _values(v):
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64) as plotly 6 writes numeric arrays."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).tolist()
+    return list(v)
+
+
+def _utility_chart(at):
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    xs = [x for t in spec["data"] if t.get("mode") == "lines+markers" for x in _values(t["x"])]
+    return spec["layout"]["xaxis"]["title"]["text"], spec["layout"]["yaxis"]["title"]["text"], xs
+
+
+def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_link():
+    """Issue 20: a finished sweep, then preset privpc-fig1 trimmed back to it (served from the cache): the controls
+    said 'advanced composition', [1, 100] and 'arc F1' while the chart drew skeleton F1 against the guaranteed total,
+    unclipped (the controls took the preset's values but handed back their old ones)."""
+    from cgdcore.experiments import X_AXES
+    from cgdcore.viz_sweep import METRICS
+
+    small = {"tods": ["cancer"], "ton": 2000, "toalg": ["priv-pc", "svt-pc"], "toeps": "logspace:-2:1.5:21",
+             "toreps": 1}
+    at = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, "tojobs": "1"})
+    at.button(key="togo").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert _utility_chart(at)[:2] == (X_AXES["epsilon_total"], METRICS["skeleton_f1"])
+    at.selectbox(key="topre").set_value("privpc-fig1").run()
+    assert not any("ignored" in w.value for w in at.warning)  # the preset changed the linked settings on purpose
+    for k in ("tods", "toalg"):
+        at.multiselect(key=k).set_value(small[k])
+    for k in ("ton", "toreps"):
+        at.number_input(key=k).set_value(small[k])
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert {m.label: m.value for m in at.metric}["Already computed"] == "42"  # the same sweep, from the cache
+    x_title, y_title, xs = _utility_chart(at)
+    assert (x_title, y_title) == (X_AXES["eps_advanced"], METRICS["arc_f1"])
+    assert xs and all(1.0 <= x <= 100.0 for x in xs)
+    assert at.selectbox(key="tox").value == "eps_advanced" and at.toggle(key="toclip").value
+    assert at.selectbox(key="tometric").value == "arc_f1"
+    # the banner cites the paper, not an internal file; no caption names reference lines that are not drawn
+    banner = next(i.value for i in at.info if "Figure 1" in i.value)
+    assert ".md" not in banner and "Wang, Pang & Song" in banner
+    assert not any("Dotted lines" in c.value for c in at.caption)  # no non-private algorithm in this sweep
+    # the chart's settings travel in the link: a new session opened from it draws the same chart
+    link = {k: at.query_params[k] for k in ("tox", "toclip", "tometric")}
+    at2 = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, **link})
+    assert _utility_chart(at2)[:2] == (x_title, y_title)
+    assert sorted(_utility_chart(at2)[2]) == sorted(xs)
 
 
 @pytest.mark.parametrize("eps,msg", [("0,1", "positive"), ("logspace:1", "logspace:START"), ("a", "numbers")])

@@ -113,7 +113,7 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     page.goto(streamlit_server + "/budget?bn=20000", wait_until="domcontentloaded")
     wait_idle(page, timeout=180_000)
     expect(page.get_by_text("CURATE: planned (re-optimised").first).to_be_attached(timeout=120_000)
-    for tab in ("Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise", "As in paper vs sound"):
+    for tab in ("Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise", "As in paper vs guaranteed"):
         page.get_by_role("tab", name=tab).click()
     expect(page.get_by_text("What each run can promise").first).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0

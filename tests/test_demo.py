@@ -99,3 +99,34 @@ def test_demo_link_names_scenario_and_settings():
     at = _demo({"scenario": "no-such-thing"})
     assert any("unknown scenario" in w.value for w in at.warning)
     assert at.success  # falls back to the first scenario
+
+
+def test_demo_total_epsilon_means_what_discover_means():
+    """Issue 20: 'Priv-PC ε in total' on the Demo is the Discover page's 'total ε' (the same call, the same words)."""
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+    from cgdcore.scenarios import TOTAL_EPSILON
+
+    out = run_scenario("epsilon-cost", {"dataset": "asia", "n": 30_000, "epsilon": 1.0})
+    labels = [p.label for p in out.panels]
+    assert labels[1:] == ["Gauss-PC, total ε = 1", "Priv-PC, total ε = 1", "As in paper: Priv-PC, per-round ε = 1"]
+    capped = out.panels[2]
+    assert TOTAL_EPSILON in capped.note
+    disc = discover(load_dataset("asia", n=30_000, seed=0), algo="priv-pc", epsilon=1.0, seed=0)  # Discover, "total ε"
+    assert capped.discovery.params["round_epsilon"] == disc.params["round_epsilon"]
+    assert capped.discovery.privacy["budget"] == disc.privacy["budget"] == 1.0
+    assert TOTAL_EPSILON in (ROOT / "pages" / "discover.py").read_text() or "{TOTAL_EPSILON}" in (
+        ROOT / "pages" / "discover.py").read_text()
+
+
+@pytest.mark.parametrize("f1,trivial,said", [(0.34, 0.35, " — worse than linking every pair"),
+                                             (0.346, 0.35, " — no better than linking every pair"),  # both print 0.35
+                                             (0.35, 0.35, " — no better than linking every pair"),
+                                             (0.36, 0.35, " — no better than linking every pair"),
+                                             (0.40, 0.35, "")])
+def test_a_lower_score_is_worse_than_the_baseline_never_no_better(f1, trivial, said):
+    from types import SimpleNamespace
+
+    from cgdcore.scenarios import _verdict
+
+    assert _verdict(SimpleNamespace(metrics={"skeleton_f1": f1}), trivial) == said

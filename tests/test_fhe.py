@@ -222,3 +222,31 @@ def test_splits_and_bad_input(asia10k):
     child = load_dataset("child", n=500, seed=0)
     with pytest.raises(UserError, match="joint histogram"):
         fhe_pc(child, dp="once", epsilon=1.0)
+
+
+def test_memory_is_measured_per_run_not_the_process_high_water_mark(asia10k):
+    """Issue 20: the Encrypted page showed the process's peak RSS, which remembers earlier runs and whatever the
+    process holds. A run now reports only the memory it added over its start."""
+    held = np.ones(400 * 2**20 // 8)  # 400 MB the process holds before the run (an earlier run, a cache)
+    _, rep, _ = fhe_pc(asia10k, owners=2, settings=Settings(mode="aggregate"), max_order=1)
+    assert rep["memory_added_mb"] is not None and 0 <= rep["memory_added_mb"] < 300
+    assert "peak_memory_mb" not in rep
+    del held
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_run_memory_sees_a_peak_inside_the_run(monkeypatch, exact):
+    from cgdcore.fhe import run
+
+    if not exact:  # no /proc/self/clear_refs: a sampling thread finds the peak
+        monkeypatch.setattr(run, "_reset_high_water_mark", lambda: False)
+    m = run.RunMemory().start()
+    if m.baseline is None:
+        pytest.skip("resident memory cannot be read on this system")
+    big = np.ones(200 * 2**20 // 8)  # 200 MB, touched
+    import time
+
+    time.sleep(0.05)
+    del big
+    added = m.stop()
+    assert 150 <= added <= 400 and m.exact == exact

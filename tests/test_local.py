@@ -413,3 +413,38 @@ def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering(
 
     # Binkyte et al. §5.5: geometric ≥ k-RR C-wise > k-RR Comb at equal guessing probability (naive PC)
     assert f1("geo-cwise") >= f1("krr-cwise") > f1("krr-comb")
+
+
+def test_utility_figure_legend_lists_only_lines_that_can_be_seen():
+    """Issue 20: on Sachs the naive geometric lines sit exactly on the no-noise line (and on each other), so the
+    legend listed lines nobody could see. Coinciding series share one entry; a shared point's marker nests."""
+    from cgdcore import viz_local
+
+    levels = [0.05, 0.1, 0.2]
+    rows = [{"mechanism": "no noise", "pipeline": "no noise", "level": lv, "skeleton_f1": 0.58} for lv in levels]
+    for mech, ys in {"geo-comb": [0.58, 0.58, 0.58], "geo-cwise": [0.58, 0.58, 0.57], "krr-comb": [0.1, 0.2, 0.3],
+                     "krr-cwise": [0.1, 0.2, 0.3]}.items():
+        rows += [{"mechanism": mech, "pipeline": "naive", "level": lv, "skeleton_f1": y} for lv, y in zip(levels, ys)]
+    fig = viz_local.utility_figure(rows)
+    shown = [t for t in fig.data if t.showlegend is not False]
+    names = [t.name for t in shown]
+    assert "no noise (discretised) = geo-comb · naive" in names  # exactly on the reference: one entry
+    assert "krr-comb · naive = krr-cwise · naive" in names  # identical series: one entry
+    assert len(names) == 3
+    drawn = [(tuple(t.x), tuple(t.y)) for t in shown]
+    assert len(set(drawn)) == len(drawn)  # no two entries draw the same line
+    # geo-cwise shares two points with the reference line only (no markers there): its markers stay visible
+    geo = next(t for t in shown if t.name == "geo-cwise · naive")
+    assert len(set(geo.marker.size)) == 1
+
+
+def test_utility_figure_nests_markers_where_series_meet():
+    from cgdcore import viz_local
+
+    rows = []
+    for mech, ys in {"krr-comb": [0.1, 0.2], "krr-cwise": [0.1, 0.5]}.items():
+        rows += [{"mechanism": mech, "pipeline": "naive", "level": lv, "skeleton_f1": y}
+                 for lv, y in zip([0.1, 0.5], ys)]
+    first, second = viz_local.utility_figure(rows).data
+    assert first.marker.size[0] > second.marker.size[0]  # shared point: the earlier marker surrounds the later
+    assert first.marker.size[1] == second.marker.size[1]

@@ -379,3 +379,18 @@ def test_cli_trace_and_flags():
     assert "not a cryptographically secure" in r.stdout
     help_text = " ".join(run("discover", "--help").stdout.split())
     assert "--sampler {discrete,plain}" in help_text and "--statistic {sound,paper}" in help_text
+
+
+def test_one_vocabulary_for_totals_and_comparisons_said_from_the_numbers():
+    """Issue 20: every total is "guarantee" or "not a guarantee (<reason>)", and a comparison with the guarantee
+    says above/below from the numbers (the Budget page once said 'understates' beside a chart showing more)."""
+    from cgdcore.privacy.ledger import REASON, STATUS, compare_to_guarantee, verdict
+
+    assert verdict("guarantee") == "guarantee"
+    for status in set(STATUS) - {"guarantee"}:
+        v = verdict(status)
+        assert v.startswith("not a guarantee (") and REASON[status] in v and len(REASON[status]) > 5
+    assert compare_to_guarantee(24.18, 10.0, 10.0).startswith("above the guarantee ε = 10 (×2.4), which is the budget")
+    assert compare_to_guarantee(106.2, 14_704.0).startswith("below the guarantee ε = 14,704 (÷138)")
+    assert compare_to_guarantee(5.0, 3.0, 10.0) == "above the guarantee ε = 3 (×1.7) and below the budget ε = 10 (÷2)"
+    assert compare_to_guarantee(10.0, 10.0).startswith("equal to")

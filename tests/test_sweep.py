@@ -315,3 +315,19 @@ def test_sound_vs_paper_preset_shows_the_p_scale_cost():
     assert t["error"].isna().all() and (t["epsilon_total"] <= 1.0 + 1e-9).all() and t["guarantee"].all()
     on_p = t["algorithm"].str.endswith("[scale=p]")
     assert on_p.sum() == 8 and t.loc[~on_p, "skeleton_f1"].mean() > t.loc[on_p, "skeleton_f1"].mean() + 0.2
+
+
+def test_sweep_charts_call_noleaks_dp_notears():
+    import pandas as pd
+
+    from cgdcore import viz_sweep as vs
+    from cgdcore.discover import algo_label
+
+    assert algo_label("noleaks") == "DP-NOTEARS (noleaks)" and algo_label("priv-pc") == "priv-pc"
+    assert algo_label("noleaks[release=gradient]") == "DP-NOTEARS (noleaks[release=gradient])"
+    summary = pd.DataFrame({"dataset": ["sachs"] * 2, "algorithm": ["noleaks"] * 2, "epsilon_kind": ["total"] * 2,
+                            "epsilon": [1.0, 10.0], "x": [1.0, 10.0], "reps": [1, 1], "skeleton_f1_mean": [0.2, 0.5],
+                            "skeleton_f1_std": [0.0, 0.0]})
+    names = {t.name for t in vs.curves_figure(summary, "skeleton_f1", "ε").data if t.name}
+    assert names == {"DP-NOTEARS (noleaks)"}
+    assert {t.name for t in vs.bars_figure(summary, "skeleton_f1").data} == {"DP-NOTEARS (noleaks) (this build)"}

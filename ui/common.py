@@ -201,20 +201,39 @@ def user_errors():
         st.stop()
 
 
+def url_accepts_names(key: str, options, format_func) -> None:
+    """Let a link name an option by its value when a single-choice widget (radio, selectbox) shows it under
+    another label. (A multiselect seeds itself from the valid part of the link and drops the rest, so this cannot
+    help there: keep its options unformatted.)
+
+    A widget bound to the URL with a ``format_func`` writes (and reads) the label, so ``?salgo=noleaks`` would be
+    refused once ``noleaks`` is shown as "DP-NOTEARS (noleaks)". Call before the widget: on the session's first run a
+    link naming options by value seeds the widget's value (the widget, not finding such a label, keeps it)."""
+    raw = st.query_params.get_all(key)
+    if key in st.session_state or not raw or not any(r in options and format_func(r) != r for r in raw):
+        return
+    labels = {format_func(o): o for o in options}
+    values = [labels.get(r, r) for r in raw]
+    if all(v in options for v in values):
+        st.session_state[key] = values[0]
+
+
 @contextmanager
-def checked_url_settings():
+def checked_url_settings(changed_by_page=()):
     """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
 
     A widget bound to the URL (``bind="query-params"``) ignores a value outside its range or options (``?eps=0``,
     ``?alpha=1.5``, ``?delta_curate=1``) and Streamlit removes it from the URL without a word, so the page would run
     with the default while the user believes it used their value. A parameter that was in the link before the
-    widgets ran, is gone or changed after, and does not match the widget's value was refused.
+    widgets ran, is gone or changed after, and does not match the widget's value was refused. Keys in
+    ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked.
     """
     before = {k: st.query_params.get_all(k) for k in st.query_params}
     yield
     refused = []
     for k, raw in before.items():
-        if k not in st.session_state or (k in st.query_params and st.query_params.get_all(k) == raw):
+        if k in changed_by_page or k not in st.session_state or (k in st.query_params and
+                                                                 st.query_params.get_all(k) == raw):
             continue
         value = st.session_state[k]
         if not _same_setting(raw, value):

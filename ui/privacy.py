@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from cgdcore.privacy.ledger import STATUS, readable
+from cgdcore.privacy.ledger import STATUS, compare_to_guarantee, readable, verdict
 
 URL = {"bind": "query-params"}
 
@@ -83,17 +83,50 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
 
     if with_figure:
         st.plotly_chart(vp.ledger_totals_figure(acc), key=f"{key}_fig", width="stretch")
-    st.dataframe({"total": list(acc), "ε": [a["epsilon"] for a in acc.values()],
-                  "δ": [a["delta"] for a in acc.values()], "status": [a.get("status", "") for a in acc.values()],
-                  "why": [a["note"] for a in acc.values()]}, hide_index=True, width="stretch", key=f"{key}_table",
-                 column_config={"ε": st.column_config.NumberColumn(format="%.4g"),
-                                "δ": st.column_config.NumberColumn(format="%.3g"),
-                                "why": st.column_config.TextColumn(width="large")})
+    # one row per total, its verdict in the one vocabulary (cgdcore.privacy.ledger.verdict), and the full reason
+    # ε and δ written as everywhere else on the page (readable: 14,704, not 14700), so table, chart and prose agree
+    st.dataframe({"total": list(acc), "ε": [readable(a["epsilon"]) for a in acc.values()],
+                  "δ": [readable(a["delta"]) for a in acc.values()],
+                  "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
+                  "how it is computed, and why": [a["note"] for a in acc.values()]},
+                 hide_index=True, width="stretch", key=f"{key}_table",
+                 # pixel widths: the name and the verdict are read whole; the explanation takes the rest
+                 column_config={"total": st.column_config.TextColumn(width=330),
+                                "ε": st.column_config.TextColumn(width=80),
+                                "δ": st.column_config.TextColumn(width=70),
+                                "guarantee?": st.column_config.TextColumn(width=300),
+                                "how it is computed, and why": st.column_config.TextColumn(width="large")})
+
+
+def paper_vs_guarantee(pv: dict) -> str:
+    """One sentence per paper formula in a run's accounting: its value and where it lies against the run's
+    guarantee and budget, said from the numbers (so the prose never contradicts the chart beside it)."""
+    acc = pv["accounting"]
+    g = acc.get("guarantee")
+    g = g if g is not None and g.get("status") == "guarantee" else None  # "no guarantee": nothing to compare with
+    papers = [(k, a) for k, a in acc.items() if a.get("status") == "as in paper"]
+    if not papers:
+        return "no paper formula applies to this run."
+    out = []
+    for k, a in papers:
+        where = compare_to_guarantee(a["epsilon"], g["epsilon"] if g else None, pv.get("budget"))
+        out.append(f"{k} gives ε = {readable(a['epsilon'])}, {where}")
+    if g is not None and any(a["epsilon"] < g["epsilon"] for _, a in papers):
+        tail = ("; a paper formula below the guarantee understates what the run can be held to, because it counts "
+                "only the releases this run made")
+    elif g is not None:
+        tail = ("; a paper formula above the guarantee is a larger number for the same releases, not a larger "
+                "privacy loss: the guarantee holds")
+    else:
+        tail = ""
+    return "; ".join(out) + tail + "."
 
 
 def status_legend() -> str:
-    """One line per status, for captions."""
-    return " ".join(f"**{k}** — {v}." for k, v in STATUS.items())
+    """The one vocabulary, for captions: each total is the guarantee or not a guarantee, with its reason."""
+    return " ".join(f"**{verdict(k)}** — {v}." if k == "guarantee" else
+                    f"**{verdict(k)}** — {v[len('not a guarantee: '):] if v.startswith('not a guarantee: ') else v}."
+                    for k, v in STATUS.items())
 
 
 def noise_seed_input(key: str, default_fixed: bool = False):

@@ -76,7 +76,7 @@ SOUND_VS_PAPER = ("gauss-pc", "priv-pc", "svt-pc", "curate", "laplace-pc", "priv
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("privpc-fig1", "Priv-PC Figure 1: F1 vs total ε",
-           "Wang, Pang & Song, NeurIPS 2020, Figure 1 (seed_privpc.md §7)",
+           "Wang, Pang & Song, NeurIPS 2020, Figure 1",
            _privpc(PRIVPC_NETWORKS, ("priv-pc", "em-pc", "svt-pc"), PRIVPC_EPSILONS),
            metric="arc_f1", x="eps_advanced", x_range=(1.0, 100.0),
            notes="per-round ε in logspace(−2, 1.5, 21); x = mean total ε by advanced composition (δ = 1e-3), "
@@ -94,7 +94,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            metric="n_ci_tests", x="epsilon", paper=PRIVPC_TABLE3, paper_metric="n_ci_tests", paper_epsilon=1.0,
            notes="ε of Table 3 is not stated; per-round ε = 1 as in Table 2 is assumed."),
     Preset("curate-fig4", "CURATE Figure 4a: F1 vs total leakage",
-           "Bhattacharjee & Tandon, CURATE, Figure 4a (seed_curate.md §5–6)",
+           "Bhattacharjee & Tandon, CURATE, Figure 4a",
            SweepSpec(datasets=CURATE_NETWORKS, algorithms=_CURATE_ALGOS,
                      epsilons=tuple(float(e) for e in np.logspace(-1, 1.5, 11)), n=(100_000,), reps=5),
            metric="skeleton_f1", x="epsilon_total",

@@ -99,11 +99,11 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     elif epsilon is not None:
         raise UserError("--epsilon applies to fhe-pc only with a DP variant (--fhe-dp once|per-count).")
     t0 = time.perf_counter()
+    memory = RunMemory().start()  # before the owners' shares and the keys are made: they are this run's memory
     parties = federate(dataset, owners=owners, split=split, seed=seed)
     rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 4]))
     fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
                      epsilon=epsilon, ledger=ledger, rng=rng, progress=progress)
-    _reset_peak_memory()
     if dp == "once":
         fed.prepare_dp_once()
     policy = FederatedPolicy(fed, alpha)
@@ -115,7 +115,7 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     result = replace(result, n_ci_tests=policy.evaluated)
     report = fed.report
     report["seconds"]["total"] = time.perf_counter() - t0
-    report["peak_memory_mb"] = _peak_memory_mb()
+    report["memory_added_mb"] = memory.stop()
     report["owner_rows"] = [o.n for o in parties]
     report["owners"] = owners
     decided = sum(lv["tests"] for lv in report["levels"])
@@ -129,23 +129,97 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     return result, report, ledger
 
 
-def _reset_peak_memory():
-    try:  # Linux: writing 5 resets the peak RSS (VmHWM) of this process
+class RunMemory:
+    """Memory one run needed: the peak resident set size (RSS) during the run minus the RSS at its start, in MB.
+
+    The process's own high-water mark (VmHWM) is not a per-run number: it keeps the largest RSS since the process
+    started, and the app's process also holds caches and earlier runs' memory. Here the mark is reset at the start
+    (Linux ``/proc/self/clear_refs``, value 5) and read at the end; where that is not possible a thread samples the
+    RSS every 10 ms instead (a peak shorter than that can be missed). Other work in the same process at the same
+    time (another session of the app) is counted too.
+    """
+
+    def __init__(self, interval: float = 0.01):
+        self.interval = interval
+        self.baseline: float | None = None
+        self.peak: float | None = None
+        self.exact = False
+        self._thread = None
+        self._stop = None
+
+    def start(self) -> "RunMemory":
+        import gc
+
+        gc.collect()  # garbage from earlier work is not this run's
+        self.baseline = self.peak = _rss_mb()
+        if self.baseline is None:
+            return self
+        self.exact = _reset_high_water_mark()
+        if not self.exact:
+            import threading
+
+            self._stop = threading.Event()
+
+            def sample():
+                while not self._stop.wait(self.interval):
+                    v = _rss_mb()
+                    if v is not None and v > self.peak:
+                        self.peak = v
+
+            self._thread = threading.Thread(target=sample, daemon=True, name="rss-sampler")
+            self._thread.start()
+        return self
+
+    def stop(self) -> float | None:
+        """MB added at the run's peak over its start (None where RSS cannot be read)."""
+        if self.baseline is None:
+            return None
+        if self.exact:
+            hwm = _high_water_mark_mb()
+            self.peak = max(self.peak, hwm) if hwm is not None else self.peak
+        else:
+            self._stop.set()
+            self._thread.join()
+        now = _rss_mb()
+        if now is not None:
+            self.peak = max(self.peak, now)
+        return max(0.0, self.peak - self.baseline)
+
+
+def _reset_high_water_mark() -> bool:
+    try:  # Linux ≥ 4.0: writing 5 resets this process's peak RSS (VmHWM) to its current RSS
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
     except OSError:
-        pass
+        return False
+    return True
 
 
-def _peak_memory_mb() -> float | None:
+def _status_mb(field: str) -> float | None:
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024.0
     except OSError:
         return None
     return None
+
+
+def _high_water_mark_mb() -> float | None:
+    return _status_mb("VmHWM")
+
+
+def _rss_mb() -> float | None:
+    v = _status_mb("VmRSS")
+    if v is not None:
+        return v
+    try:
+        import psutil
+
+        return psutil.Process().memory_info().rss / 2**20
+    except Exception:  # noqa: BLE001 - no way to read memory here: say nothing rather than guess
+        return None
 
 
 def comparison(summary: dict) -> dict:
@@ -209,5 +283,5 @@ def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
             "seconds": {k: round(v, 4) for k, v in report["seconds"].items()},
             "bytes": report["bytes"], "ciphertexts": report.get("ciphertexts", 0),
             "ckks": report.get("ckks"), "ckks_params": report.get("ckks_params"),
-            "peak_memory_mb": report.get("peak_memory_mb"),
+            "memory_added_mb": report.get("memory_added_mb"),
             "sees": what_each_party_sees(params.get("mode"), params.get("dp"))}

@@ -50,7 +50,7 @@ import numpy as np
 from cgdcore import UserError
 
 __all__ = [
-    "RULES", "STATUS", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
+    "RULES", "STATUS", "REASON", "verdict", "compare_to_guarantee", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
     "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
     "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
     "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "zcdp_epsilon", "zcdp_rho_for", "pld_epsilon",
@@ -69,6 +69,39 @@ STATUS = {
                 "data (an odometer reading, not covered by the composition theorems)",
     "as in paper": "not a guarantee: the paper's (or its reference code's) own formula, shown for comparison",
 }
+
+#: Why a total that is not the guarantee is not one, in a few words (for labels; STATUS has the full sentence).
+REASON = {
+    "no guarantee": "a part of the run has no proof",
+    "realised": "this run's releases only",
+    "as in paper": "the paper's formula",
+}
+
+
+def verdict(status: str) -> str:
+    """The one yes/no wording every page uses for a total: "guarantee", or "not a guarantee (<reason>)"."""
+    return "guarantee" if status == "guarantee" else f"not a guarantee ({REASON[status]})"
+
+
+def compare_to_guarantee(value: float, guarantee: float | None, budget: float | None = None) -> str:
+    """Where ``value`` lies against the run's guarantee (and budget), said from the numbers: "above the
+    guarantee ε = 10 (×2.3)", "below the guarantee ε = 14,704 (÷139)", "equal to the guarantee ε = 10"."""
+    def where(ref: float, what: str) -> str:
+        if math.isclose(value, ref, rel_tol=1e-9, abs_tol=1e-12):
+            return f"equal to {what} ε = {readable(ref)}"
+        if value > ref:
+            return f"above {what} ε = {readable(ref)} (×{value / ref:.2g})" if ref > 0 else f"above {what}"
+        return f"below {what} ε = {readable(ref)} (÷{ref / value:.3g})" if value > 0 else f"below {what}"
+
+    if guarantee is None:
+        return "and the run has no guarantee to compare it with"
+    out = where(guarantee, "the guarantee")
+    if budget is not None and not math.isclose(budget, guarantee, rel_tol=1e-9):
+        out += " and " + where(budget, "the budget")
+    elif budget is not None:
+        out += ", which is the budget"
+    return out
+
 
 #: Largest ε accepted anywhere a user types one (central, local, sweep grids): beyond it no noise is left.
 MAX_EPSILON = 1e6
