@@ -8,7 +8,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP     := $(VENV)/.dev-installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test chromium bench clean
+.PHONY: app test test-fast chromium bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,14 @@ app: $(RUNTIME_STAMP)
 test: $(DEV_STAMP) chromium
 	$(BIN)/python -m pytest
 
+# The inner loop: unit and command-line tests only (no AppTest, no browser, no Monte Carlo), stopping at the first
+# failure. `make test` stays the whole suite.
+test-fast: $(DEV_STAMP)
+	$(BIN)/python -m pytest -m "unit or cli" -x
+
 # load.py drives real browsers, so the bench needs the dev requirements (Playwright) and chromium.
 bench: $(DEV_STAMP) chromium
+	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/pc.py
 	$(BIN)/python bench/central.py

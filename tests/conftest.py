@@ -14,6 +14,17 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
+#: test kinds, one folder each; every test is marked with its folder's kind (``pytest -m unit``)
+KINDS = ("unit", "statistical", "cli", "app", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        kind = Path(str(item.fspath)).parent.name
+        if kind in KINDS:
+            item.add_marker(getattr(pytest.mark, kind))
+
+
 def private_kendall_pc(ds, alpha: float, max_order=None):
     """Non-private PC with the statistic the private algorithms use (Kendall z̃ with the public normaliser,
     one-sided p): what they converge to as ε grows. Returns the engine's Result and the metrics."""
@@ -24,6 +35,36 @@ def private_kendall_pc(ds, alpha: float, max_order=None):
     test = make_ci_test("kendall", suffstats_for(ds.data, ds.arities), sided="one", normaliser="public")
     res = pc(PValuePolicy(test, alpha), ds.variables, max_order=max_order)
     return res, evaluate(res.cpdag, ds.truth)
+
+
+def cli(*args, input: str | None = None, timeout=None):
+    """``python -m cgdcore ARGS`` in this process, through the CLI's own ``main(argv)``: exit code, stdout and stderr
+    as a CompletedProcess (the process-level cases — exit status of the interpreter, no traceback, light import —
+    use :func:`cli_process`)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from cgdcore.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    stdin = sys.stdin
+    if input is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(input.encode()), encoding="utf-8")
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as e:  # never expected: main() turns every exit into a return code
+                code = e.code if isinstance(e.code, int) else 2
+    finally:
+        sys.stdin = stdin
+    return subprocess.CompletedProcess(["cgdcore", *args], code, out.getvalue(), err.getvalue())
+
+
+def cli_process(*args, input: str | None = None, timeout=180):
+    """``python -m cgdcore ARGS`` as a separate process."""
+    return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, input=input)
 
 
 def free_port() -> int:

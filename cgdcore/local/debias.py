@@ -22,7 +22,7 @@ calibrations:
 * ``neff``: the χ² reference with an effective sample size, n_eff = (cells − 1)/Σ_c Var[f̂_c]/Ê_c,
   which makes the mean of Pearson's statistic match its χ² reference (a Satterthwaite-type moment
   match; Var[f̂_c] = (Σ_y A_cy² q_y − f_c²)/n with A = ⊗ C_a⁻ᵀ). Fast, approximate: measured
-  null rejection rates run from 0 to ~2.5× the nominal α (tests/test_local.py reports them).
+  null rejection rates run from 0 to ~2.5× the nominal α (tests/unit/test_local.py reports them).
 
 A test whose bootstrap would hold more than ``MAX_BOOT_CELLS`` numbers (B × cells) is not
 performed: it is reported as dependent (p = 0, the edge is kept) and counted in ``n_untestable``.

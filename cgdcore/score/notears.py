@@ -73,7 +73,7 @@ def _lbfgsb_nonneg(fg, x0: np.ndarray, *, maxcor: int = 10, ftol: float = 2.2204
     This is scipy's own driver loop (``_minimize_lbfgsb``) around its compiled ``setulb``, without the
     wrapper layers ``minimize`` puts around every evaluation (copies, memoisation, array checks): they
     cost about as much as the NOTEARS objective itself, which runs ~40,000 times at d = 20. The
-    iterates are the same as ``minimize``'s (tests/test_score.py checks equality). ``setulb`` took
+    iterates are the same as ``minimize``'s (tests/unit/test_score.py checks equality). ``setulb`` took
     its current arguments in scipy 1.15; older versions use ``minimize``.
     """
     import scipy

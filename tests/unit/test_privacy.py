@@ -2,11 +2,9 @@
 findings of the privacy audit (each with a regression test that fails on the code before the fix).
 
 The statistical checks of the mechanisms themselves (exhaustive neighbour searches, exact output
-probabilities, Monte Carlo of the real classes) are in tests/test_privacy_empirical.py."""
+probabilities, Monte Carlo of the real classes) are in tests/statistical/test_privacy_empirical.py."""
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,7 +19,7 @@ from cgdcore.privacy.ledger import (BudgetExceeded, Ledger, advanced_composition
                                     advanced_filter, curate_paper_composition, privpc_code_composition)
 from cgdcore.privacy.mechanisms import (AboveThreshold, LaplaceMechanism, SieveAndExamine, amplified_epsilon,
                                         analytic_gaussian_sigma, sieve_epsilon)
-from conftest import ROOT
+from conftest import ROOT, cli
 
 
 @pytest.fixture(scope="module")
@@ -361,8 +359,7 @@ def test_trace_has_one_record_per_query_with_the_released_value(asia):
 
 def test_cli_trace_and_flags():
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
-                              timeout=300)
+        return cli(*args)
 
     base = ("discover", "--dataset", "asia", "--n", "5000", "--algo", "svt-pc")
     r = run(*base, "--json", "--trace", "--noise-seed", "3")

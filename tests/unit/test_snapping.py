@@ -1,6 +1,6 @@
 """Mironov's snapping mechanism (CCS 2012), the Learn page's floating-point lesson (fixed seeds throughout).
 
-The private algorithms draw exact discrete noise instead (tests/test_privacy.py): snapping's grid can be
+The private algorithms draw exact discrete noise instead (tests/unit/test_privacy.py): snapping's grid can be
 coarser than the sensitivity, which breaks the sparse-vector proof's shift argument."""
 import math
 

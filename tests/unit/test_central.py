@@ -1,7 +1,7 @@
 """Central DP: the private PC policies and algorithms (statistical tests with fixed seeds).
 
-Mechanisms, the ledger and the audit's findings are tested in tests/test_privacy.py and
-tests/test_privacy_empirical.py."""
+Mechanisms, the ledger and the audit's findings are tested in tests/unit/test_privacy.py and
+tests/statistical/test_privacy_empirical.py."""
 import math
 
 import numpy as np

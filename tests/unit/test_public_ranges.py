@@ -3,8 +3,6 @@ from public ranges, DP-NOTEARS centres with public constants, and exact-data dia
 Each regression test builds a neighbouring pair (one row replaced) that exposes the old behaviour."""
 import io
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,7 +13,7 @@ from cgdcore.data.dataset import Dataset
 from cgdcore.data.tabular import discretise, format_ranges, load_csv, parse_ranges
 from cgdcore.discover import discover
 from cgdcore.local.privatize import privatize
-from conftest import ROOT
+from conftest import ROOT, cli
 
 
 def _numeric(x: np.ndarray, ranges=None) -> Dataset:
@@ -94,8 +92,7 @@ def test_public_log_bins_need_a_positive_range():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return cli(*args)
 
 
 def test_cli_ranges_and_single_column_privatize(tmp_path):

@@ -13,15 +13,13 @@ it), where Streamlit drops it silently, so the pages say which link settings the
 import random
 import re
 import string
-import subprocess
-import sys
 import tomllib
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT
+from conftest import ROOT, cli
 
 APP = str(ROOT / "app.py")
 EPS_BAD = ["0", "-1", "nan", "inf", "1e300"]
@@ -80,8 +78,7 @@ FILES = {
 
 
 def run(*args, timeout=180):
-    return subprocess.run([sys.executable, "-m", "cgdcore", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout)
+    return cli(*args)  # in-process through main(argv); test_cli.py keeps the process-level cases
 
 
 def assert_clean_failure(r, pattern):

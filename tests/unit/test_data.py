@@ -458,10 +458,11 @@ def test_parse_spec():
 def test_import_is_light():
     import subprocess
     import sys
-    from pathlib import Path
+
+    from conftest import ROOT
 
     code = ("import sys, cgdcore.data; "
             "print(sorted(m for m in ('pandas', 'scipy', 'networkx') if m in sys.modules))")
-    r = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "[]", (r.stdout, r.stderr)
