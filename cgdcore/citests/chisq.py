@@ -29,13 +29,20 @@ LAMBDAS = ("pearson", "log-likelihood")
 USE_KERNEL = True
 
 
+_chdtrc = None
+
+
 def chi2_sf(statistic: float, dof: float) -> float:
     """Upper tail P(χ²_dof ≥ statistic); 1 when dof ≤ 0."""
     if dof <= 0:
         return 1.0
-    from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s
+    global _chdtrc
+    if _chdtrc is None:
+        from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s
 
-    return float(min(1.0, max(0.0, chdtrc(dof, max(statistic, 0.0)))))
+        _chdtrc = chdtrc
+    p = float(_chdtrc(dof, statistic if statistic > 0.0 else 0.0))
+    return 1.0 if p > 1.0 else p if p >= 0.0 else 0.0  # (NaN -> 0, as min(1, max(0, p)) gave)
 
 
 def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[float, int]:
@@ -80,6 +87,12 @@ def reference_chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> 
         o = O[pos]
         stat = float(2.0 * np.sum(o * np.log(o / E[pos])))
     return max(stat, 0.0), dof
+
+
+def chisq_test_of_key(stats, x: int, y: int, s: tuple[int, ...], pearson: bool) -> CIResult:
+    """χ² (``pearson``) or G test for arguments already checked by ``stats.key`` (the CITest path)."""
+    stat, dof = chisq_from_table(stats.table_of_key(x, y, s), "pearson" if pearson else "log-likelihood")
+    return CIResult(stat, chi2_sf(stat, dof), float(dof))
 
 
 def chi2_test(stats, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
