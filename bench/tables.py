@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 
 from cgdcore.citests import clear_suffstats_cache, contingency  # noqa: E402
 from cgdcore.citests import chisq as chisq_mod  # noqa: E402
+from cgdcore.citests import kendall as kendall_mod  # noqa: E402
 from cgdcore.data import load_dataset  # noqa: E402
 from cgdcore.discover import discover  # noqa: E402
 
@@ -28,6 +29,7 @@ from cgdcore.discover import discover  # noqa: E402
 def _set_impl(compiled: bool) -> None:
     contingency.USE_KERNEL = compiled
     chisq_mod.USE_KERNEL = compiled
+    kendall_mod.USE_KERNEL = compiled
 
 
 def _run(ds, test, alpha):

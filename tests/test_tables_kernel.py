@@ -13,8 +13,10 @@ import pytest
 
 from cgdcore.citests import chisq as chisq_mod
 from cgdcore.citests import clear_suffstats_cache, contingency
+from cgdcore.citests import kendall as kendall_mod
 from cgdcore.citests.chisq import chisq_from_table, reference_chisq_from_table
 from cgdcore.citests.contingency import SuffStats, reference_table
+from cgdcore.citests.kendall import kendall_public_z_from_table, kendall_z_from_table
 from cgdcore.data import load_dataset
 from cgdcore.data.registry import NETWORKS
 from cgdcore.discover import discover
@@ -58,6 +60,15 @@ def _check_all(st, d, max_s, rng=None, limit=None, pairs=None):
                 s0, d0 = reference_chisq_from_table(tab, lam)
                 assert d1 == d0 and isinstance(d1, int)
                 assert _close(s1, s0), (x, y, S, lam, s1, s0)
+            kendall_mod.USE_KERNEL = False
+            try:
+                z0, u0 = kendall_z_from_table(tab)
+                p0 = kendall_public_z_from_table(tab, st.n)
+            finally:
+                kendall_mod.USE_KERNEL = True
+            z1, u1 = kendall_z_from_table(tab)
+            assert u1 == u0 and isinstance(u1, int) and _close(z1, z0), (x, y, S, z1, z0)
+            assert _close(kendall_public_z_from_table(tab, st.n), p0)
 
 
 @pytest.mark.parametrize("seed, arities, n, skew", [
@@ -113,12 +124,12 @@ def test_non_integer_tables_use_the_reference():
 def _pc_both(ds, test, **kw):
     out = []
     for compiled in (False, True):
-        contingency.USE_KERNEL = chisq_mod.USE_KERNEL = compiled
+        contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = compiled
         clear_suffstats_cache()
         try:
             out.append(discover(ds, ci_test=test, **kw).result)
         finally:
-            contingency.USE_KERNEL = chisq_mod.USE_KERNEL = True
+            contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = True
     clear_suffstats_cache()
     return out
 
@@ -131,6 +142,9 @@ def _same_run(ref, new):
     for a, b in zip(ref.trace, new.trace):
         assert (a.x, a.y, a.S, a.independent) == (b.x, b.y, b.S, b.independent)
         assert _close(b.statistic, a.statistic) and _close(b.p_value, a.p_value)
+        assert a.stage == b.stage and a.epsilon == b.epsilon
+        for u, v in ((a.noisy, b.noisy), (a.released, b.released)):
+            assert (np.isnan(u) and np.isnan(v)) or _close(v, u)
 
 
 @pytest.mark.parametrize("net", list(NETWORKS))
@@ -145,4 +159,12 @@ def test_pc_same_decisions_on_every_network(net):
 def test_pc_same_decisions_other_tests(test):
     ds = load_dataset("alarm", n=5000, seed=2)
     ref, new = _pc_both(ds, test)
+    _same_run(ref, new)
+
+
+def test_priv_pc_same_decisions_with_subsample_views():
+    """Priv-PC's sieve tables (sub-sample views through the kernel) against the numpy reference: the same
+    releases, decisions, sepsets and counts for a fixed noise seed."""
+    ds = load_dataset("child", n=20000, seed=3)
+    ref, new = _pc_both(ds, "kendall", algo="priv-pc", round_epsilon=1.0, seed=7)
     _same_run(ref, new)

@@ -198,7 +198,7 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
                             f"sqrt(9n/4)); got {normaliser!r}.")
 
         def fn(st, x, y, s, _sided=sided, _norm=normaliser):
-            return kendall_test(st, x, y, s, sided=_sided, normaliser=_norm)
+            return kendall_test(st, x, y, s, sided=_sided, normaliser=_norm, checked=True)
 
         test = CITest(name, stats, fn, sided=sided)
         test.normaliser = normaliser
