@@ -30,6 +30,7 @@ USE_KERNEL = True
 # cells (or at most as many as rows counted); beyond, it counts over the cached, compressed stratum code.
 _DIRECT_CELLS = 1 << 16
 _NO_IDX = np.empty(0, dtype=np.int64)
+_kernels = None  # cgdcore.kernels, imported on the first compiled table
 
 # Above this many possible strata, compress the stratum code with np.unique (a sort)
 # instead of a dense bincount + lookup table (causal-learn switches at 1e5; anchors_cd §3.1).
@@ -314,6 +315,12 @@ class SuffStats:
 
     def key(self, x: Any, y: Any, S: Sequence[int]) -> tuple[int, int, tuple[int, ...]]:
         """Validated (x, y, sorted S); ValueError (a caller bug, not user input) if malformed."""
+        d = self.d
+        if type(x) is int and type(y) is int and x != y and 0 <= x < d and 0 <= y < d:  # the common case
+            s = tuple(sorted(S))
+            if (x not in s and y not in s and all(type(v) is int and 0 <= v < d for v in s)
+                    and len(set(s)) == len(s)):
+                return x, y, s
         x = self._check_var(x)
         y = self._check_var(y)
         s = tuple(sorted(self._check_var(v) for v in S))
@@ -418,7 +425,12 @@ class SuffStats:
         """
         if not USE_KERNEL:
             return reference_table(self, a, b, s)
-        from cgdcore.kernels import TABLE_DIRECT_MAX_S, table_coded, table_direct
+        global _kernels
+        if _kernels is None:
+            from cgdcore import kernels as _k  # lazy: numba loads on the first table
+
+            _kernels = _k
+        table_direct, table_coded = _kernels.table_direct, _kernels.table_coded
 
         ar = self.arities
         ka, kb = ar[a], ar[b]
@@ -430,7 +442,7 @@ class SuffStats:
         for v in s:
             possible *= ar[v]
         cells = possible * kab
-        if not s or (len(s) <= TABLE_DIRECT_MAX_S and cells <= max(_DIRECT_CELLS, self.n)):
+        if not s or (len(s) <= _kernels.TABLE_DIRECT_MAX_S and cells <= max(_DIRECT_CELLS, self.n)):
             svars = np.asarray(s, dtype=np.int64)
             sradix = np.asarray([ar[v] for v in s], dtype=np.int64)
             counts, K = table_direct(root._cols, a, b, svars, sradix, ka, kb, possible, idx, use_idx)
