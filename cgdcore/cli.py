@@ -121,7 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="significance level / threshold T on the p-value scale (default 0.05; 0.10 for "
                         "svt-pc, priv-pc and em-pc as in the Priv-PC code)")
     q.add_argument("--variant", choices=["stable", "original"], default="stable", help="skeleton search")
-    q.add_argument("--orientation", choices=["standard", "conservative", "majority"], default="standard")
+    q.add_argument("--orientation", choices=["standard", "priority", "conservative", "majority"], default="standard",
+                   help="v-structure rule: standard (sepset rule), priority (the sepset rule with priority to "
+                        "existing colliders, causal-learn's uc_priority=2), conservative, majority")
     q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None)
     q.add_argument("--kendall-sided", choices=["two", "one"], default=None,
                    help="two-sided p (default for pc) or the one-sided p of the Priv-PC reference code "

@@ -240,7 +240,7 @@ def discover(
 
     Parameters mirror the CLI: ``ci_test`` in {kendall, chi2, g2, fisherz} (default: g2 for
     discrete data, fisherz for numeric), significance ``alpha``, skeleton ``variant``
-    (stable/original), v-structure ``orientation`` rule (standard/conservative/majority),
+    (stable/original), v-structure ``orientation`` rule (standard/priority/conservative/majority),
     ``max_order`` (largest conditioning set, None = unbounded), ``kendall_sided`` ("two", or
     "one" as in the Priv-PC reference code), ``bins`` (quantile bins for numeric columns
     when a discrete test is used).

@@ -24,7 +24,7 @@ from . import UserError
 from .graph import DSeparation, meek_closure, unshielded_triples
 
 SKELETON_VARIANTS = ("stable", "original")
-ORIENTATION_RULES = ("standard", "conservative", "majority")
+ORIENTATION_RULES = ("standard", "priority", "conservative", "majority")
 
 
 class Decision(NamedTuple):
@@ -183,7 +183,7 @@ def max_ci_queries(d: int, max_order: int | None, orientation: str = "standard")
     without a budget states its guarantee at this many releases."""
     top = d - 2 if max_order is None else min(int(max_order), d - 2)
     skeleton = d * (d - 1) * sum(math.comb(d - 2, k) for k in range(max(top, 0) + 1))
-    if orientation == "standard":
+    if orientation in ("standard", "priority"):
         return skeleton
     return skeleton + math.comb(d, 2) * (d - 2) * 2 ** (d - 1)
 
@@ -421,6 +421,11 @@ def orient(
     """Phase 2 of PC: v-structures, then Meek's rules R1–R4.
 
     ``rule="standard"``: i -> k <- j iff k is not in sepset(i, j).
+    ``"priority"``: the same colliders, applied with priority to existing colliders (causal-learn's
+    ``uc_sepset(priority=2)``, the default orientation of its ``pc(uc_rule=0, uc_priority=2)``): in the
+    lexicographic order of (i, j, k), a collider i -> k <- j is oriented — both arrows, overwriting an
+    undirected edge — only if neither k -> i nor k -> j is already oriented; otherwise it is skipped
+    whole (counted as a conflict) rather than half-applied as under "standard".
     ``"conservative"`` (Ramsey et al. 2006): collect every separating subset of the
     neighbours; collider iff k is in none, non-collider iff in all, else ambiguous.
     ``"majority"`` (Colombo & Maathuis 2014): collider iff k is in fewer than half of them,
@@ -434,7 +439,7 @@ def orient(
     colliders: list[tuple[int, int, int]] = []
     for i, k, j in unshielded_triples(skel):
         S = sepsets.get((min(i, j), max(i, j)))
-        if rule == "standard":
+        if rule in ("standard", "priority"):
             if S is not None and k not in S:
                 colliders.append((i, k, j))
             continue
@@ -456,6 +461,15 @@ def orient(
             elif share == 0.5:
                 ambiguous.append((i, k, j))
     conflicts = 0
+    if rule == "priority":
+        for i, k, j in colliders:
+            if (G[k, i] and not G[i, k]) or (G[k, j] and not G[j, k]):
+                conflicts += 1  # an arrow out of k is already fixed by an earlier collider: keep it
+                continue
+            for a in (i, j):
+                G[a, k] = True
+                G[k, a] = False
+        colliders = []
     for i, k, j in colliders:
         for a in (i, j):
             if G[a, k] and G[k, a]:

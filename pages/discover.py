@@ -189,8 +189,10 @@ with checked_url_settings(), st.sidebar:
         variant = st.radio("Skeleton search", ["stable", "original"], key="variant", horizontal=True,
                            help="stable: order-independent (Colombo & Maathuis 2014); original: edges removed at once.",
                            **URL)
-        orientation = st.radio("Collider rule", ["standard", "conservative", "majority"], key="orient",
-                               help="standard: sepset rule; conservative (Ramsey et al. 2006) and majority "
+        orientation = st.radio("Collider rule", ["standard", "priority", "conservative", "majority"], key="orient",
+                               help="standard: sepset rule; priority: the sepset rule, but a collider that would "
+                                    "reverse an arrow already set is skipped (causal-learn's uc_priority=2); "
+                                    "conservative (Ramsey et al. 2006) and majority "
                                     "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
         sided = st.radio("Kendall p-value (sides)", ["two", "one"], index=1 if private else 0,
                          key=f"sided_{'priv' if private else 'pc'}", horizontal=True,

@@ -198,10 +198,19 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
                             f"sqrt(9n/4)); got {normaliser!r}.")
 
         def fn(st, x, y, s, _sided=sided, _norm=normaliser):
-            return kendall_test(st, x, y, s, sided=_sided, normaliser=_norm)
+            return kendall_test(st, x, y, s, sided=_sided, normaliser=_norm, checked=True)
 
         test = CITest(name, stats, fn, sided=sided)
         test.normaliser = normaliser
         return test
-    fn = {"chi2": chi2_test, "g2": g2_test, "fisherz": fisherz_test}[name]
+    if name in ("chi2", "g2"):  # CITest validates each query once (stats.key), so skip the second check
+        from cgdcore.citests.chisq import chisq_test_of_key
+
+        pearson = name == "chi2"
+
+        def fn(st, x, y, s, _pearson=pearson):
+            return chisq_test_of_key(st, x, y, s, _pearson)
+
+        return CITest(name, stats, fn)
+    fn = {"fisherz": fisherz_test}[name]
     return CITest(name, stats, fn, sided="two" if name == "fisherz" else None)

@@ -21,25 +21,51 @@ import numpy as np
 
 from cgdcore.citests.result import CIResult
 
-__all__ = ["chisq_from_table", "chi2_test", "g2_test", "chi2_sf"]
+__all__ = ["chisq_from_table", "reference_chisq_from_table", "chi2_test", "g2_test", "chi2_sf"]
 
 LAMBDAS = ("pearson", "log-likelihood")
+#: Compute (statistic, dof) of integer count tables with the compiled :func:`cgdcore.kernels.chisq_stat`
+#: (tracker issue 21); False selects the numpy reference :func:`reference_chisq_from_table`.
+USE_KERNEL = True
+
+
+_chdtrc = None
 
 
 def chi2_sf(statistic: float, dof: float) -> float:
     """Upper tail P(χ²_dof ≥ statistic); 1 when dof ≤ 0."""
     if dof <= 0:
         return 1.0
-    from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s
+    global _chdtrc
+    if _chdtrc is None:
+        from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s
 
-    return float(min(1.0, max(0.0, chdtrc(dof, max(statistic, 0.0)))))
+        _chdtrc = chdtrc
+    p = float(_chdtrc(dof, statistic if statistic > 0.0 else 0.0))
+    return 1.0 if p > 1.0 else p if p >= 0.0 else 0.0  # (NaN -> 0, as min(1, max(0, p)) gave)
 
 
 def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[float, int]:
     """(statistic, dof) of the stratified χ² (``"pearson"``) or G (``"log-likelihood"``) test.
 
-    ``tables`` has shape (K, k_x, k_y) (one table per stratum) or (k_x, k_y).
+    ``tables`` has shape (K, k_x, k_y) (one table per stratum) or (k_x, k_y). Integer count tables go
+    through one compiled call (:func:`cgdcore.kernels.chisq_stat`); other tables (e.g. the de-biased
+    estimates of cgdcore.local, which are floats) through :func:`reference_chisq_from_table`. Both evaluate
+    the same expressions; they differ only in the order of the final sums (≈ 1e-16 relative).
     """
+    if lambda_ not in LAMBDAS:
+        raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")
+    if USE_KERNEL and isinstance(tables, np.ndarray) and tables.dtype == np.int64 and tables.ndim in (2, 3):
+        from cgdcore.kernels import chisq_stat
+
+        stat, dof = chisq_stat(tables if tables.ndim == 3 else tables[None], lambda_ == "pearson")
+        return float(stat), int(dof)
+    return reference_chisq_from_table(tables, lambda_)
+
+
+def reference_chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[float, int]:
+    """The numpy path of before tracker issue 21 (about twenty small reductions per call): the reference
+    for equivalence tests and bench/tables.py, and the path for non-integer tables."""
     if lambda_ not in LAMBDAS:
         raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")
     O = np.asarray(tables, dtype=np.float64)
@@ -61,6 +87,12 @@ def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[floa
         o = O[pos]
         stat = float(2.0 * np.sum(o * np.log(o / E[pos])))
     return max(stat, 0.0), dof
+
+
+def chisq_test_of_key(stats, x: int, y: int, s: tuple[int, ...], pearson: bool) -> CIResult:
+    """χ² (``pearson``) or G test for arguments already checked by ``stats.key`` (the CITest path)."""
+    stat, dof = chisq_from_table(stats.table_of_key(x, y, s), "pearson" if pearson else "log-likelihood")
+    return CIResult(stat, chi2_sf(stat, dof), float(dof))
 
 
 def chi2_test(stats, x: int, y: int, S: Sequence[int] = ()) -> CIResult:

@@ -21,7 +21,16 @@ import numpy as np
 
 from cgdcore import UserError
 
-__all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint"]
+__all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint", "reference_table"]
+
+#: Build tables with the compiled one-pass kernels (:mod:`cgdcore.kernels`, tracker issue 21); False selects
+#: the numpy reference path of before (:func:`reference_table`), kept for equivalence tests and bench/tables.py.
+USE_KERNEL = True
+# The compiled path counts into a dense array over every possible S-tuple when it has at most this many
+# cells (or at most as many as rows counted); beyond, it counts over the cached, compressed stratum code.
+_DIRECT_CELLS = 1 << 16
+_NO_IDX = np.empty(0, dtype=np.int64)
+_kernels = None  # cgdcore.kernels, imported on the first compiled table
 
 # Above this many possible strata, compress the stratum code with np.unique (a sort)
 # instead of a dense bincount + lookup table (causal-learn switches at 1e5; anchors_cd §3.1).
@@ -109,6 +118,33 @@ def _compress(code: np.ndarray, n_possible: int) -> tuple[np.ndarray, int]:
     return inv.reshape(-1), int(uniq.size)
 
 
+def _code_dtype(arities: Sequence[int]) -> type:
+    k = max(arities)
+    return np.uint8 if k <= 256 else np.uint16 if k <= 65536 else np.int32
+
+
+def reference_table(stats: "SuffStats", a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
+    """The numpy table path of before tracker issue 21 (kept as the reference for equivalence tests and
+    bench/tables.py): one bincount over stratum·ka·kb + x·kb + y (causal-learn's trick, anchors_cd §3.1),
+    with the stratum code from :meth:`SuffStats.strata`; empty strata dropped."""
+    ka, kb = stats.arities[a], stats.arities[b]
+    scode, K = stats.strata(s)
+    cells = K * ka * kb
+    dt = np.int32 if cells <= _INT32_MAX else np.int64
+    xa = stats._col(a)
+    yb = stats._col(b)
+    combined = np.multiply(xa, kb, dtype=dt)
+    combined += yb
+    if scode is not None:
+        combined += np.multiply(scode, ka * kb, dtype=dt)
+    counts = np.bincount(combined, minlength=cells).reshape(K, ka, kb)
+    if K > 1:
+        nk = counts.reshape(K, -1).sum(axis=1)
+        if not nk.all():
+            counts = counts[nk > 0]
+    return _readonly(np.ascontiguousarray(counts))
+
+
 class SuffStats:
     """Sufficient statistics of one data matrix, with caches of every deterministic table.
 
@@ -161,6 +197,8 @@ class SuffStats:
                 raise UserError("data contains NaN or infinite values; drop or impute them first.")
             self._cols = None
             self._values = _readonly(vals)
+            self._idx = None
+            self._parent = None
             return
 
         ar = tuple(int(a) for a in arities)
@@ -184,9 +222,12 @@ class SuffStats:
                 "Re-code the data as 0..k-1 or fix the arities."
             )
         self.arities = ar
-        # (d, n) int32: one contiguous row per variable, cast once (bincount-friendly).
-        self._cols = _readonly(np.ascontiguousarray(data.T, dtype=np.int32))
+        # (d, n) codes in the smallest unsigned dtype (uint8 for arities ≤ 256): one contiguous row per
+        # variable, cast once; the compiled table kernels read a quarter of the bytes an int32 copy needs.
+        self._cols = _readonly(np.ascontiguousarray(data.T, dtype=_code_dtype(ar)))
         self._values = self._cols
+        self._idx = None
+        self._parent = None
 
     @classmethod
     def from_rows(cls, rows: np.ndarray, arities: Sequence[int], **cache_sizes) -> "SuffStats":
@@ -200,8 +241,11 @@ class SuffStats:
         self._strata = _LRU(cache_sizes.get("strata_cache_items", 64), _DEFAULT_STRATA_BYTES)
         self._tables = _LRU(cache_sizes.get("table_cache_items", 256), _DEFAULT_TABLE_BYTES)
         self.arities = tuple(int(a) for a in arities)
-        self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=np.int32))
+        self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=_code_dtype(self.arities)))
         self._values = self._cols
+        self._idx = None
+        self._parent = None
+        self.shared_tests = {}
         return self
 
     def row_codes(self) -> np.ndarray:
@@ -214,10 +258,35 @@ class SuffStats:
         return rows
 
     def subsample(self, idx: np.ndarray) -> "SuffStats":
-        """A fresh (uncached, unshared) SuffStats of the rows ``idx`` — for private sub-sampling."""
+        """A fresh (uncached, unshared) SuffStats of the rows ``idx`` (repeats allowed) — for private
+        sub-sampling. It copies no rows: it keeps the index array and reads this object's columns (and its
+        cached stratum codes) through it; its tables equal those of ``SuffStats(data[idx], arities)``."""
         if self.arities is None:
             raise UserError("sub-sampled statistics need discrete data.")
-        return SuffStats.from_rows(self.row_codes()[idx], self.arities)
+        root = self if self._parent is None else self._parent
+        idx = np.asarray(idx)
+        if self._idx is not None:
+            idx = self._idx[idx]
+        idx = _readonly(np.ascontiguousarray(idx, dtype=np.int64))
+        if idx.ndim != 1 or idx.size < 1:
+            raise ValueError("a sub-sample needs a non-empty 1-D array of row indices")
+        view = SuffStats.__new__(SuffStats)
+        view.n, view.d = int(idx.size), root.d
+        view._lock = threading.Lock()
+        view._corr = None
+        view._strata = _LRU(64, _DEFAULT_STRATA_BYTES)
+        view._tables = _LRU(256, _DEFAULT_TABLE_BYTES)
+        view.arities = root.arities
+        view.shared_tests = {}
+        view._cols = root._cols
+        view._values = None
+        view._idx = idx
+        view._parent = root
+        return view
+
+    def _col(self, v: int) -> np.ndarray:
+        """Column v over this object's rows (gathered for a sub-sample view)."""
+        return self._cols[v] if self._idx is None else self._cols[v][self._idx]
 
     # ------------------------------------------------------------------ properties
     @property
@@ -246,6 +315,12 @@ class SuffStats:
 
     def key(self, x: Any, y: Any, S: Sequence[int]) -> tuple[int, int, tuple[int, ...]]:
         """Validated (x, y, sorted S); ValueError (a caller bug, not user input) if malformed."""
+        d = self.d
+        if type(x) is int and type(y) is int and x != y and 0 <= x < d and 0 <= y < d:  # the common case
+            s = tuple(sorted(S))
+            if (x not in s and y not in s and all(type(v) is int and 0 <= v < d for v in s)
+                    and len(set(s)) == len(s)):
+                return x, y, s
         x = self._check_var(x)
         y = self._check_var(y)
         s = tuple(sorted(self._check_var(v) for v in S))
@@ -273,6 +348,14 @@ class SuffStats:
             return hit
         if self._cols is None:
             raise UserError("stratifying needs discrete data; discretise the numeric columns first.")
+        if self._parent is not None:  # a sub-sample view: the parent's (cached) code, gathered
+            pcode, pK = self._parent.strata(s)
+            code, possible_now = pcode[self._idx], pK
+            if possible_now > _RAW_STRATA_LIMIT:
+                code, possible_now = _compress(code, possible_now)
+            K = int(possible_now)
+            out = (_readonly(np.ascontiguousarray(code)), K)
+            return self._strata.setdefault(s, out, out[0].nbytes)
         ar = self.arities
         cols = self._cols
         possible = 1
@@ -280,7 +363,7 @@ class SuffStats:
             possible *= ar[v]
         if possible <= _INT32_MAX:
             # int32 arithmetic throughout (the common case; no overflow possible)
-            code = cols[s[0]].copy()
+            code = cols[s[0]].astype(np.int32)
             for v in s[1:]:
                 code *= ar[v]
                 code += cols[v]
@@ -316,7 +399,13 @@ class SuffStats:
                 "contingency tables need discrete data (integer codes with arities); "
                 "discretise the numeric columns or use the Fisher-z test."
             )
-        x, y, s = self.key(x, y, S)
+        return self.table_of_key(*self.key(x, y, S))
+
+    def table_of_key(self, x: int, y: int, s: tuple[int, ...]) -> np.ndarray:
+        """:meth:`table` for arguments already checked by :meth:`key` (x, y valid and distinct, s a sorted
+        tuple without x, y or repeats) — the CI tests' path, which validates each query once."""
+        if self.arities is None:
+            return self.table(x, y, s)  # raises the UserError
         a, b = (x, y) if x < y else (y, x)
         key = (a, b, s)
         t = self._tables.get(key)
@@ -326,23 +415,42 @@ class SuffStats:
         return t if x < y else t.transpose(0, 2, 1)
 
     def _compute_table(self, a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
-        """One bincount over stratum·ka·kb + x·kb + y (causal-learn's trick, anchors_cd §3.1)."""
-        ka, kb = self.arities[a], self.arities[b]
-        scode, K = self.strata(s)
-        cells = K * ka * kb
-        dt = np.int32 if cells <= _INT32_MAX else np.int64
-        xa = self._cols[a]
-        yb = self._cols[b]
-        combined = np.multiply(xa, kb, dtype=dt)
-        combined += yb
-        if scode is not None:
-            combined += np.multiply(scode, ka * kb, dtype=dt)
-        counts = np.bincount(combined, minlength=cells).reshape(K, ka, kb)
-        if K > 1:
-            nk = counts.reshape(K, -1).sum(axis=1)
-            if not nk.all():
-                counts = counts[nk > 0]
-        return _readonly(np.ascontiguousarray(counts))
+        """The table of (a, b | s) in one compiled pass over the code columns (tracker issue 21).
+
+        With |s| ≤ 4 and few possible S-tuples (≤ ``_DIRECT_CELLS`` cells, or ≤ the number of rows) each row's cell
+        code is formed from the columns of a, b and s and counted in the same sweep
+        (:func:`cgdcore.kernels.table_direct`); otherwise the cached, compressed stratum code of s is read
+        instead (:func:`cgdcore.kernels.table_coded`). A sub-sample view counts over its index array. Empty
+        strata are dropped as in :func:`reference_table`, which gives the same array.
+        """
+        if not USE_KERNEL:
+            return reference_table(self, a, b, s)
+        global _kernels
+        if _kernels is None:
+            from cgdcore import kernels as _k  # lazy: numba loads on the first table
+
+            _kernels = _k
+        table_direct, table_coded = _kernels.table_direct, _kernels.table_coded
+
+        ar = self.arities
+        ka, kb = ar[a], ar[b]
+        kab = ka * kb
+        root = self if self._parent is None else self._parent
+        idx = _NO_IDX if self._idx is None else self._idx
+        use_idx = self._idx is not None
+        possible = 1
+        for v in s:
+            possible *= ar[v]
+        cells = possible * kab
+        if not s or (len(s) <= _kernels.TABLE_DIRECT_MAX_S and cells <= max(_DIRECT_CELLS, self.n)):
+            svars = np.asarray(s, dtype=np.int64)
+            sradix = np.asarray([ar[v] for v in s], dtype=np.int64)
+            counts, K = table_direct(root._cols, a, b, svars, sradix, ka, kb, possible, idx, use_idx)
+        else:
+            scode, nst = root.strata(s)
+            counts, K = table_coded(root._cols, a, b, scode, nst, ka, kb, idx, use_idx)
+        t = counts[: K * kab].reshape(K, ka, kb)
+        return _readonly(t if counts.size == K * kab else t.copy())
 
     # ------------------------------------------------------------------ correlation
     def corr(self) -> np.ndarray:
@@ -354,7 +462,7 @@ class SuffStats:
         c = self._corr
         if c is not None:
             return c
-        vals = self._values  # (d, n)
+        vals = self._values if self._idx is None else self._cols[:, self._idx]  # (d, n)
         n = self.n
         mean = vals.mean(axis=1, dtype=np.float64)
         cov = np.zeros((self.d, self.d))

@@ -42,6 +42,13 @@ SIDES = ("two", "one")
 #: "strata": Priv-PC's sqrt(Σ w_k) over usable strata (the paper's statistic, no proven sensitivity);
 #: "public": sqrt(9n/4), n public (sensitivity 9/√n, proven in cgdcore.citests.sensitivity).
 NORMALISERS = ("strata", "public")
+#: Kendall z from integer count tables in one compiled call (:func:`cgdcore.kernels.kendall_sums`, tracker
+#: issue 21); False selects the numpy reference path (kept for equivalence tests and bench/tables.py).
+USE_KERNEL = True
+
+
+def _kernel_ok(T) -> bool:
+    return USE_KERNEL and isinstance(T, np.ndarray) and T.ndim == 3 and T.dtype == np.int64
 
 
 def _check_sided(sided: str) -> str:
@@ -90,6 +97,11 @@ def kendall_z_from_table(tables: np.ndarray) -> tuple[float, int]:
     T = np.asarray(tables)
     if T.ndim != 3:
         raise ValueError(f"tables must have shape (K, kx, ky); got {T.shape}")
+    if _kernel_ok(T):  # same integers C − D; the float sums only in another order
+        from cgdcore.kernels import kendall_sums
+
+        _, num, wsum, used = kendall_sums(T)
+        return (0.0, 0) if used == 0 else (num / math.sqrt(wsum), int(used))
     nk = T.sum(axis=(1, 2))
     rows_used = np.count_nonzero(T.sum(axis=2), axis=1)
     cols_used = np.count_nonzero(T.sum(axis=1), axis=1)
@@ -115,21 +127,26 @@ def kendall_public_z_from_table(tables: np.ndarray, n: int) -> float:
     T = np.asarray(tables)
     if T.ndim != 3:
         raise ValueError(f"tables must have shape (K, kx, ky); got {T.shape}")
+    if _kernel_ok(T):
+        from cgdcore.kernels import kendall_sums
+
+        return kendall_sums(T)[0] / math.sqrt(2.25 * float(n))
     nk = T.sum(axis=(1, 2)).astype(np.float64)
     cmd = concordance_minus_discordance(T).astype(np.float64)
     return float(np.sum(9.0 * cmd / (2.0 * nk + 5.0))) / math.sqrt(2.25 * float(n))
 
 
 def kendall_test(stats, x: int, y: int, S: Sequence[int] = (), sided: str = "two",
-                 normaliser: str = "strata") -> CIResult:
+                 normaliser: str = "strata", checked: bool = False) -> CIResult:
     """Conditional Kendall test of x ⟂ y | S on discrete data held in a SuffStats.
 
     Returns CIResult(statistic=z, p_value, dof=number of strata). ``normaliser="strata"`` (Priv-PC's
     statistic): strata that cannot contribute are skipped and, if none is usable, z = 0 and p = 1.
-    ``"public"``: the provably bounded z̃ of :func:`kendall_public_z_from_table`.
+    ``"public"``: the provably bounded z̃ of :func:`kendall_public_z_from_table`. ``checked``: x, y, S were
+    already validated by ``stats.key`` (the CITest path), so the table is looked up without a second check.
     """
     _check_sided(sided)
-    table = stats.table(x, y, S)
+    table = stats.table_of_key(x, y, S) if checked else stats.table(x, y, S)
     if normaliser == "public":
         z = kendall_public_z_from_table(table, stats.n)
         return CIResult(z, normal_p_value(z, sided), float(table.shape[0]))

@@ -124,3 +124,36 @@ def test_bad_engine_params():
         pc(OraclePolicy(dag), "abc", max_order=-1)
     with pytest.raises(UserError, match="alpha"):
         PValuePolicy(lambda *a: None, alpha=1.5)
+
+
+def test_priority_rule_skips_a_collider_that_would_reverse_an_arrow():
+    """causal-learn's uc_priority=2: 0 -> 1 <- 2 is set first; the later collider 1 -> 2 <- 3 would reverse
+    2 -> 1, so it is skipped whole (2 - 3 stays undirected); "standard" applies its other half (3 -> 2)."""
+    from cgdcore.pc import orient
+
+    skel = np.zeros((4, 4), dtype=bool)
+    for a, b in [(0, 1), (1, 2), (2, 3)]:
+        skel[a, b] = skel[b, a] = True
+    sepsets = {(0, 2): (), (1, 3): (), (0, 3): ()}
+    g, amb, conf = orient(skel, sepsets, rule="priority")
+    assert conf == 1 and amb == ()
+    assert g[0, 1] and not g[1, 0] and g[2, 1] and not g[1, 2]
+    assert g[2, 3] and g[3, 2]
+    g, _, conf = orient(skel, sepsets, rule="standard")
+    assert conf == 1 and g[3, 2] and not g[2, 3]
+
+
+@pytest.mark.parametrize("net", ["earthquake", "cancer", "asia", "survey", "sachs", "child", "insurance", "alarm",
+                                 "water", "hailfinder", "hepar2", "win95pts", "andes"])
+def test_priority_rule_recovers_true_cpdag_with_oracle(net):
+    from cgdcore.data import load_dataset
+    from cgdcore.data.registry import NETWORKS
+    from cgdcore.pc import orient
+
+    assert net in NETWORKS
+    ds = load_dataset(net, n=10, seed=0)
+    res = pc(OraclePolicy(ds.truth), ds.variables, record_trace=False, orientation="priority")
+    assert np.array_equal(res.cpdag, cpdag_from_dag(ds.truth))
+    assert res.orientation_conflicts == 0
+    std, _, _ = orient(res.skeleton, res.sepsets, rule="standard")
+    assert np.array_equal(std, res.cpdag)
