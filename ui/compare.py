@@ -22,7 +22,10 @@ def run_label(res) -> str:
     eps = (res.privacy or {}).get("budget") or p.get("epsilon") or p.get("round_epsilon")
     budget = "" if not eps else f", ε = {eps:g}" + (" per round" if p.get("round_epsilon") and not p.get("epsilon")
                                                    else "")
-    return f"{res.algorithm} on {res.dataset.name} (n = {res.dataset.n:,}{budget}, α = {p.get('alpha', '—')})"
+    test = f", {p['ci_test']}" if p.get("ci_test") else ""
+    order = "" if p.get("max_order") is None else f", max order {p['max_order']}"
+    return (f"{res.algorithm} on {res.dataset.name} (n = {res.dataset.n:,}{test}{budget}, α = {p.get('alpha', '—')}"
+            f"{order})")
 
 
 def _current_link() -> dict:

@@ -548,6 +548,7 @@ def test_pinned_run_is_compared_side_by_side_with_the_edges_that_differ():
     table = at.dataframe[0].value
     assert list(table.columns) == ["pinned", "this run"] and "SHD" in table.index
     assert "α = 0.05" in table.loc["settings", "pinned"] and "α = 0.001" in table.loc["settings", "this run"]
+    assert "max order 0" in table.loc["settings", "this run"] and "max order" not in table.loc["settings", "pinned"]
     from cgdcore.metrics import edge_differences
 
     a, b = at.session_state["pinned"]["res"], at.session_state["discovery"]
