@@ -46,6 +46,9 @@ bench: $(DEV_STAMP) chromium
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/sample.py
 	$(BIN)/python bench/pc.py
+	$(BIN)/python bench/tables.py
+	$(BIN)/python bench/privpc.py
+	$(BIN)/python bench/orientation.py
 	$(BIN)/python bench/central.py
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/local.py

@@ -1,5 +1,5 @@
 """v-structure rules compared: SHD to the true CPDAG with the d-separation oracle on every shipped network,
-and with the G-test on sampled data (tracker issue 21: "priority" = causal-learn's uc_priority=2).
+and with the G-test on sampled data ("priority" = causal-learn's uc_priority=2).
 
 Usage: python bench/orientation.py [--n 100000] [--sampled child,alarm,insurance] [--seeds 0]
 Prints numbers only.

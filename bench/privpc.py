@@ -4,7 +4,7 @@ Usage: python bench/privpc.py [--net child] [--n 100000] [--round-epsilon 1.0] [
 Each run starts from a cold statistics cache; CPU seconds (process time). The sieve's sub-sample statistics
 are views over the full data's columns (SuffStats.subsample); the reference switch
 (cgdcore.citests.contingency.USE_KERNEL etc.) changes only how tables and statistics are computed, so the
-row-copying sub-samples of before tracker issue 21 are not reproduced here (check out an older commit for
+row-copying sub-samples of before the compiled kernels are not reproduced here (check out an older commit for
 that). Prints numbers only.
 """
 import argparse

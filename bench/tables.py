@@ -1,8 +1,8 @@
-"""PC at large n against the floor of one ``np.bincount`` per CI test (tracker issue 21).
+"""PC at large n against the floor of one ``np.bincount`` per CI test.
 
 Usage: python bench/tables.py [--net alarm] [--n 100000] [--reps 3] [--test g2]
 
-For each implementation of the table + statistic path (the numpy reference of before issue 21 and the
+For each implementation of the table + statistic path (the numpy reference of before the compiled kernels and the
 compiled kernels, switched by ``cgdcore.citests.contingency.USE_KERNEL``), the same process runs PC
 (stable, default α) from a cold sufficient-statistics cache and reports CPU seconds (process time) and
 wall seconds. The floor is the time of one ``np.bincount`` over a ready-made length-n int32 code

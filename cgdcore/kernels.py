@@ -507,7 +507,7 @@ def poisson_columns(lam, cols, u, out):  # pragma: no cover - compiled
                 out[b, col] = j
 
 
-# ---------------------------------------------------------------------- contingency tables (issue 21)
+# ---------------------------------------------------------------------- contingency tables
 @njit(cache=True, nogil=True)
 def _compact_strata(counts, K, kab):  # pragma: no cover - compiled
     """Move the non-empty strata of ``counts`` (K blocks of kab cells) to the front, in order; return how many."""

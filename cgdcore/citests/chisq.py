@@ -24,8 +24,8 @@ from cgdcore.citests.result import CIResult
 __all__ = ["chisq_from_table", "reference_chisq_from_table", "chi2_test", "g2_test", "chi2_sf"]
 
 LAMBDAS = ("pearson", "log-likelihood")
-#: Compute (statistic, dof) of integer count tables with the compiled :func:`cgdcore.kernels.chisq_stat`
-#: (tracker issue 21); False selects the numpy reference :func:`reference_chisq_from_table`.
+#: Compute (statistic, dof) of integer count tables with the compiled :func:`cgdcore.kernels.chisq_stat`;
+#: False selects the numpy reference :func:`reference_chisq_from_table`.
 USE_KERNEL = True
 
 
@@ -64,7 +64,7 @@ def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[floa
 
 
 def reference_chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[float, int]:
-    """The numpy path of before tracker issue 21 (about twenty small reductions per call): the reference
+    """The numpy path of before the compiled kernels (about twenty small reductions per call): the reference
     for equivalence tests and bench/tables.py, and the path for non-integer tables."""
     if lambda_ not in LAMBDAS:
         raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")

@@ -23,7 +23,7 @@ from cgdcore import UserError
 
 __all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint", "reference_table"]
 
-#: Build tables with the compiled one-pass kernels (:mod:`cgdcore.kernels`, tracker issue 21); False selects
+#: Build tables with the compiled one-pass kernels (:mod:`cgdcore.kernels`); False selects
 #: the numpy reference path of before (:func:`reference_table`), kept for equivalence tests and bench/tables.py.
 USE_KERNEL = True
 # The compiled path counts into a dense array over every possible S-tuple when it has at most this many
@@ -124,7 +124,7 @@ def _code_dtype(arities: Sequence[int]) -> type:
 
 
 def reference_table(stats: "SuffStats", a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
-    """The numpy table path of before tracker issue 21 (kept as the reference for equivalence tests and
+    """The numpy table path of before the compiled kernels (kept as the reference for equivalence tests and
     bench/tables.py): one bincount over stratum·ka·kb + x·kb + y (causal-learn's trick, anchors_cd §3.1),
     with the stratum code from :meth:`SuffStats.strata`; empty strata dropped."""
     ka, kb = stats.arities[a], stats.arities[b]
@@ -415,7 +415,7 @@ class SuffStats:
         return t if x < y else t.transpose(0, 2, 1)
 
     def _compute_table(self, a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
-        """The table of (a, b | s) in one compiled pass over the code columns (tracker issue 21).
+        """The table of (a, b | s) in one compiled pass over the code columns.
 
         With |s| ≤ 4 and few possible S-tuples (≤ ``_DIRECT_CELLS`` cells, or ≤ the number of rows) each row's cell
         code is formed from the columns of a, b and s and counted in the same sweep

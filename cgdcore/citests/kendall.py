@@ -42,8 +42,8 @@ SIDES = ("two", "one")
 #: "strata": Priv-PC's sqrt(Σ w_k) over usable strata (the paper's statistic, no proven sensitivity);
 #: "public": sqrt(9n/4), n public (sensitivity 9/√n, proven in cgdcore.citests.sensitivity).
 NORMALISERS = ("strata", "public")
-#: Kendall z from integer count tables in one compiled call (:func:`cgdcore.kernels.kendall_sums`, tracker
-#: issue 21); False selects the numpy reference path (kept for equivalence tests and bench/tables.py).
+#: Kendall z from integer count tables in one compiled call (:func:`cgdcore.kernels.kendall_sums`); False selects
+#: the numpy reference path (kept for equivalence tests and bench/tables.py).
 USE_KERNEL = True
 
 

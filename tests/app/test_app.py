@@ -204,7 +204,7 @@ def _check_one_vocabulary(table):
 
 
 def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
-    """Issue 20: the prose said CURATE's formula 'understates' while the chart drew it above the guarantee and the
+    """The prose said CURATE's formula 'understates' while the chart drew it above the guarantee and the
     budget. Now each paper total is compared with the guarantee from the same numbers the table and chart show."""
     from cgdcore.privacy.ledger import REASON
 
@@ -410,7 +410,7 @@ def _utility_chart(at):
 
 
 def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_link():
-    """Issue 20: a finished sweep, then preset privpc-fig1 trimmed back to it (served from the cache): the controls
+    """A finished sweep, then preset privpc-fig1 trimmed back to it (served from the cache): the controls
     said 'advanced composition', [1, 100] and 'arc F1' while the chart drew skeleton F1 against the guaranteed total,
     unclipped (the controls took the preset's values but handed back their old ones)."""
     from cgdcore.experiments import X_AXES

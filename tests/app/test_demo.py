@@ -102,7 +102,7 @@ def test_demo_link_names_scenario_and_settings():
 
 
 def test_demo_total_epsilon_means_what_discover_means():
-    """Issue 20: 'Priv-PC ε in total' on the Demo is the Discover page's 'total ε' (the same call, the same words)."""
+    """'Priv-PC ε in total' on the Demo is the Discover page's 'total ε' (the same call, the same words)."""
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover
     from cgdcore.scenarios import TOTAL_EPSILON

@@ -1,4 +1,4 @@
-"""Bad input everywhere a user can type or upload (issue 8), through the CLI and through the app.
+"""Bad input everywhere a user can type or upload, through the CLI and through the app.
 
 The same matrix runs in both: empty / header-only / garbage / non-UTF-8 / oversized CSVs, a single column, a
 10,000-category column, a NaN-only column, ε ∈ {0, −1, nan, inf, 1e300}, δ ∈ {0, 1}, n = 1, α outside (0, 1)

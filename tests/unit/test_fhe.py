@@ -143,7 +143,7 @@ def test_zero_sum_masks_hide_cells_and_keep_each_tests_sum():
 
 
 def test_dp_once_is_one_release_of_epsilon_with_a_full_draw_per_owner(asia10k):
-    """Issue 17: the key holder knows its own share, so each owner's own noise must be a full draw (the old
+    """The key holder knows its own share, so each owner's own noise must be a full draw (the old
     k-divisible shares left the others' rows behind k − 1 shares: ≥ 2.56ε at k = 3, unbounded at k = 2)."""
     r, rep, ledger = fhe_pc(asia10k, owners=4, dp="once", epsilon=1.0, max_order=1, seed=3)
     assert len(ledger.releases) == 1 and ledger.releases[0].partition == ""
@@ -175,7 +175,7 @@ def test_dp_once_noise_per_cell_is_k_discrete_laplace_draws(asia10k):
 
 
 def test_per_count_dp_noises_each_distinct_count_once(asia10k):
-    """Issue 17: the marginals were broadcast to every cell and each copy noised anew, a true cost of
+    """The marginals were broadcast to every cell and each copy noised anew, a true cost of
     ε(1 + |X|)(1 + |Y|) per test; now every distinct count is noised once: four releases of ε per test."""
     r, rep, ledger = fhe_pc(asia10k, owners=2, dp="per-count", epsilon=0.5, max_order=1, seed=1)
     tests = sum(lv["tests"] for lv in rep["levels"])
@@ -225,7 +225,7 @@ def test_splits_and_bad_input(asia10k):
 
 
 def test_memory_is_measured_per_run_not_the_process_high_water_mark(asia10k):
-    """Issue 20: the Encrypted page showed the process's peak RSS, which remembers earlier runs and whatever the
+    """The Encrypted page showed the process's peak RSS, which remembers earlier runs and whatever the
     process holds. A run now reports only the memory it added over its start."""
     held = np.ones(400 * 2**20 // 8)  # 400 MB the process holds before the run (an earlier run, a cache)
     _, rep, _ = fhe_pc(asia10k, owners=2, settings=Settings(mode="aggregate"), max_order=1)

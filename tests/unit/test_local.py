@@ -416,7 +416,7 @@ def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering(
 
 
 def test_utility_figure_legend_lists_only_lines_that_can_be_seen():
-    """Issue 20: on Sachs the naive geometric lines sit exactly on the no-noise line (and on each other), so the
+    """On Sachs the naive geometric lines sit exactly on the no-noise line (and on each other), so the
     legend listed lines nobody could see. Coinciding series share one entry; a shared point's marker nests."""
     from cgdcore import viz_local
 

@@ -379,7 +379,7 @@ def test_cli_trace_and_flags():
 
 
 def test_one_vocabulary_for_totals_and_comparisons_said_from_the_numbers():
-    """Issue 20: every total is "guarantee" or "not a guarantee (<reason>)", and a comparison with the guarantee
+    """Every total is "guarantee" or "not a guarantee (<reason>)", and a comparison with the guarantee
     says above/below from the numbers (the Budget page once said 'understates' beside a chart showing more)."""
     from cgdcore.privacy.ledger import REASON, STATUS, compare_to_guarantee, verdict
 

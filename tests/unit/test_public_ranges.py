@@ -1,4 +1,4 @@
-"""Issue 17: nothing a private run releases is computed from the rows behind its back — bins and clipping come
+"""Nothing a private run releases is computed from the rows behind its back — bins and clipping come
 from public ranges, DP-NOTEARS centres with public constants, and exact-data diagnostics are labelled.
 Each regression test builds a neighbouring pair (one row replaced) that exposes the old behaviour."""
 import io
@@ -113,7 +113,7 @@ def test_cli_ranges_and_single_column_privatize(tmp_path):
 
 
 def test_dp_notears_gradient_moves_by_its_sensitivity_under_public_centring():
-    """Issue 17 item 5: centring with the data's own means let one row move every per-sample gradient (55× Δ₂)."""
+    """Centring with the data's own means let one row move every per-sample gradient (55× Δ₂)."""
     from cgdcore.score.dp_notears import clipped_gradient, gradient_sensitivity
     from cgdcore.score.run import prepare_matrix
 

@@ -1,4 +1,4 @@
-"""Compiled contingency tables and χ²/G statistics (tracker issue 21) against the numpy reference path.
+"""Compiled contingency tables and χ²/G statistics against the numpy reference path.
 
 The kernels must give the same tables (exactly) and statistics (to 1e-12 relative) as the numpy code they
 replaced, which is kept as ``reference_table`` / ``reference_chisq_from_table``; and PC must make exactly

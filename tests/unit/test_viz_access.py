@@ -66,7 +66,7 @@ def test_edge_categories_are_distinguishable_under_every_colour_vision():
 
 
 def test_the_check_rejects_the_former_palette():
-    """The palette before issue 8 (bluish green beside grey, orange beside vermilion) fails the same check."""
+    """The palette before the palette change (bluish green beside grey, orange beside vermilion) fails the same check."""
     old = ["#009E73", "#E69F00", "#D55E00", "#7F7F7F"]
     worst, vision, a, b = P.min_cvd_distance(old)
     assert worst < P.MIN_CVD_DELTA_E and vision == "deuteranopia"
