@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cgdcore.data import load_dataset  # noqa: E402
 from cgdcore.discover import discover  # noqa: E402
-from cgdcore.scenarios import every_pair_f1  # noqa: E402
+from cgdcore.metrics import every_pair_f1  # noqa: E402
 
 TARGETS = {("sachs", 1.0): 0.80, ("sachs", 10.0): 0.90, ("child", 1.0): 0.80, ("alarm", 10.0): 0.80}
 

@@ -67,6 +67,15 @@ def shd_between(a: np.ndarray, b: np.ndarray) -> int:
     return int((_marks(a)[iu] != _marks(b)[iu]).sum())
 
 
+def every_pair_f1(truth) -> float:
+    """Skeleton F1 of the graph linking every pair, which uses no information: precision T/P, recall 1 — the
+    baseline every private result is compared with (a run that does no better learned nothing)."""
+    t = np.asarray(truth, bool)
+    true_adj = int((t | t.T).sum() // 2)
+    pairs = t.shape[0] * (t.shape[0] - 1) // 2
+    return 2.0 * true_adj / (true_adj + pairs) if pairs else 0.0
+
+
 def edge_differences(a: np.ndarray, b: np.ndarray, names) -> list[dict[str, str]]:
     """The pairs whose edge differs between graphs ``a`` and ``b`` (their SHD, itemised): for each, both marks
     written as ``x → y``, ``x — y`` or ``none``, and what changed (``only in a``, ``only in b``, ``orientation``)."""

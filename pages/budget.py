@@ -73,7 +73,7 @@ with user_errors():
         status.update(label=f"CURATE: {cur.result.n_ci_tests} tests, Priv-PC: {priv.result.n_ci_tests} tests",
                       state="complete")
 
-from cgdcore import viz_privacy as vp  # noqa: E402
+from cgdcore.viz import privacy as vp  # noqa: E402
 
 tab_cur, tab_bounds, tab_priv, tab_acc = st.tabs(
     ["CURATE: planned vs used", "Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise",

@@ -9,7 +9,7 @@ route_through_app()
 
 URL = {"bind": "query-params"}
 
-from cgdcore.scenarios import CHOICES, SCENARIOS, run_scenario, settings_for  # noqa: E402
+from ui.scenarios import CHOICES, SCENARIOS, run_scenario, settings_for  # noqa: E402
 
 #: widget key of a scenario's setting, also the link's parameter name (e.g. ?scenario=epsilon-cost&cost_eps=2):
 #: one key per scenario and setting, so each widget's default is its scenario's value and a link that leaves a
@@ -156,9 +156,9 @@ if outcome.panels:
         st.caption(f"Keys: {fhe['ckks']}. Each hospital uploads {fhe['bytes']['upload_per_owner'][0] / 1e6:.1f} MB "
                    "of ciphertexts; the Encrypted page also runs the statistic itself under encryption.")
 else:
-    from cgdcore.viz_sweep import curves_figure
+    from cgdcore.viz.sweep import curves_figure
 
-    from cgdcore.scenarios import CURVE_NAMES
+    from ui.scenarios import CURVE_NAMES
 
     summary = outcome.extra["summary"].assign(algorithm=lambda f: f["algorithm"].map(CURVE_NAMES),
                                               dataset=lambda f: f["dataset"].str.capitalize())

@@ -11,7 +11,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
                               SCORE_ALGORITHMS)
 from cgdcore.metrics import CONVENTIONS
-from cgdcore.scenarios import TOTAL_EPSILON
+from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.compare import compare_panel, pin_controls
@@ -358,7 +358,7 @@ if pv:
 tab_int, tab_order, tab_log, tab_edges, tab_data = tabs[-5:]
 
 if pv:
-    from cgdcore import viz_privacy as vp
+    from cgdcore.viz import privacy as vp
 
     with tab_ledger:
         how = (f"its budget, enforced by the {pv['rule']}-composition filter" if pv["budget"] is not None else

@@ -115,7 +115,8 @@ with checked_url_settings(), st.sidebar:
 
 import pandas as pd  # noqa: E402
 
-from cgdcore import viz, viz_fhe  # noqa: E402
+from cgdcore import viz  # noqa: E402
+from cgdcore.viz import fhe as viz_fhe  # noqa: E402
 from cgdcore.discover import cap_max_order, discover  # noqa: E402
 from cgdcore.fhe.paper import paper_row  # noqa: E402
 

@@ -24,7 +24,8 @@ data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine no
 **Encrypted** and **Trade-off** (sweeps).
 """)
 
-from cgdcore import teach, viz  # noqa: E402
+from cgdcore import viz
+from ui import teach  # noqa: E402
 
 
 
@@ -404,7 +405,7 @@ def why_the_p_value_wastes_budget():
         comp = run_cached(("learn-scale",), teach.scale_comparison, ds)
     import plotly.graph_objects as go
 
-    from cgdcore.palette import line, marker
+    from cgdcore.viz.palette import line, marker
 
     fig = go.Figure()
     for i, (algo, scale) in enumerate([(a, s) for a in ("laplace-pc", "svt-pc") for s in ("p", "z")]):

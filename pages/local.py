@@ -94,7 +94,8 @@ with checked_url_settings(), st.sidebar:
     max_order = st.number_input("Maximum order |S|", min_value=0, max_value=10, value=3, key="lmaxo",
                                 help="Largest conditioning set. De-biased tables grow as (bins)^(|S|+2).", **URL)
 
-from cgdcore import viz, viz_local  # noqa: E402
+from cgdcore import viz  # noqa: E402
+from cgdcore.viz import local as viz_local  # noqa: E402
 from cgdcore.discover import cap_max_order  # noqa: E402
 from cgdcore.local.compare import column_channel, marginal_distortion  # noqa: E402
 from cgdcore.local.privatize import discretise_for_ldp, privatize  # noqa: E402

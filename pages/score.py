@@ -126,7 +126,8 @@ with user_errors():
         status.update(label=f"{algo_label(algo)} finished in {res.seconds:.2f} s", state="complete")
 st.session_state["score_result"] = res
 
-from cgdcore import viz, viz_score  # noqa: E402
+from cgdcore import viz  # noqa: E402
+from cgdcore.viz import score as viz_score  # noqa: E402
 
 names = list(res.variables)
 m = res.metrics
@@ -169,7 +170,7 @@ with tabs[2]:
                "With ε0 < 1 the paper's multiplicative 'increment' ε0^(1+k/I) shrinks towards ε0², which is why it "
                "affords the most iterations; the geometric schedule ε0·1.05^k really gives later iterations more.")
 if pv:
-    from cgdcore import viz_privacy as vp
+    from cgdcore.viz import privacy as vp
 
     with tabs[3]:
         guarantee_message(pv, res.dataset.n)

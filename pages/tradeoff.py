@@ -151,7 +151,7 @@ if len(configs) > 600:
     c3.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
                "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
 
-from cgdcore import viz_sweep as vs  # noqa: E402
+from cgdcore.viz import sweep as vs  # noqa: E402
 from cgdcore.experiments import X_AXES  # noqa: E402
 
 # The chart's controls are drawn on every run, before any sweep has rows: a control that is not drawn keeps its

@@ -79,7 +79,7 @@ def guarantee_message(pv: dict, n: int | None = None) -> None:
 
 def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
     """The guarantee and every comparison total, each with its status and the reason it is (not) a guarantee."""
-    from cgdcore import viz_privacy as vp
+    from cgdcore.viz import privacy as vp
 
     if with_figure:
         st.plotly_chart(vp.ledger_totals_figure(acc), key=f"{key}_fig", width="stretch")

@@ -414,7 +414,7 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     said 'advanced composition', [1, 100] and 'arc F1' while the chart drew skeleton F1 against the guaranteed total,
     unclipped (the controls took the preset's values but handed back their old ones)."""
     from cgdcore.experiments import X_AXES
-    from cgdcore.viz_sweep import METRICS
+    from cgdcore.viz.sweep import METRICS
 
     small = {"tods": ["cancer"], "ton": 2000, "toalg": ["priv-pc", "svt-pc"], "toeps": "logspace:-2:1.5:21",
              "toreps": 1}

@@ -1,10 +1,11 @@
-"""Demo mode: the scenarios' runs and sentences (cgdcore.scenarios) and the Demo page (AppTest)."""
+"""Demo mode: the scenarios' runs and sentences (ui.scenarios) and the Demo page (AppTest)."""
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from cgdcore import UserError
-from cgdcore.scenarios import SCENARIOS, _eps, every_pair_f1, run_scenario, settings_for
+from cgdcore.metrics import every_pair_f1
+from ui.scenarios import SCENARIOS, _eps, run_scenario, settings_for
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -105,7 +106,7 @@ def test_demo_total_epsilon_means_what_discover_means():
     """'Priv-PC ε in total' on the Demo is the Discover page's 'total ε' (the same call, the same words)."""
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover
-    from cgdcore.scenarios import TOTAL_EPSILON
+    from ui.scenarios import TOTAL_EPSILON
 
     out = run_scenario("epsilon-cost", {"dataset": "asia", "n": 30_000, "epsilon": 1.0})
     labels = [p.label for p in out.panels]
@@ -127,6 +128,6 @@ def test_demo_total_epsilon_means_what_discover_means():
 def test_a_lower_score_is_worse_than_the_baseline_never_no_better(f1, trivial, said):
     from types import SimpleNamespace
 
-    from cgdcore.scenarios import _verdict
+    from ui.scenarios import _verdict
 
     assert _verdict(SimpleNamespace(metrics={"skeleton_f1": f1}), trivial) == said

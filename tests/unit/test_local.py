@@ -418,7 +418,7 @@ def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering(
 def test_utility_figure_legend_lists_only_lines_that_can_be_seen():
     """On Sachs the naive geometric lines sit exactly on the no-noise line (and on each other), so the
     legend listed lines nobody could see. Coinciding series share one entry; a shared point's marker nests."""
-    from cgdcore import viz_local
+    from cgdcore.viz import local as viz_local
 
     levels = [0.05, 0.1, 0.2]
     rows = [{"mechanism": "no noise", "pipeline": "no noise", "level": lv, "skeleton_f1": 0.58} for lv in levels]
@@ -439,7 +439,7 @@ def test_utility_figure_legend_lists_only_lines_that_can_be_seen():
 
 
 def test_utility_figure_nests_markers_where_series_meet():
-    from cgdcore import viz_local
+    from cgdcore.viz import local as viz_local
 
     rows = []
     for mech, ys in {"krr-comb": [0.1, 0.2], "krr-cwise": [0.1, 0.5]}.items():

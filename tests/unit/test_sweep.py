@@ -276,7 +276,7 @@ def test_cli_sweep_bad_input_exits_2(argv, msg, capsys):
 
 
 def test_figures_draw_bands_references_and_paper_points(small_table):
-    from cgdcore import viz_sweep as vs
+    from cgdcore.viz import sweep as vs
 
     s = summarise(small_table, x="eps_basic")
     fig = vs.curves_figure(s, "skeleton_f1", "total ε, basic composition")
@@ -320,7 +320,7 @@ def test_sound_vs_paper_preset_shows_the_p_scale_cost():
 def test_sweep_charts_call_noleaks_dp_notears():
     import pandas as pd
 
-    from cgdcore import viz_sweep as vs
+    from cgdcore.viz import sweep as vs
     from cgdcore.discover import algo_label
 
     assert algo_label("noleaks") == "DP-NOTEARS (noleaks)" and algo_label("priv-pc") == "priv-pc"

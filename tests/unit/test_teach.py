@@ -1,10 +1,10 @@
-"""The Learn page's computations (cgdcore.teach), checked against their definitions."""
+"""The Learn page's computations (ui.teach), checked against their definitions."""
 import math
 
 import numpy as np
 import pytest
 
-from cgdcore import teach
+from ui import teach
 from cgdcore.data import load_dataset
 from cgdcore.discover import discover
 

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from cgdcore import palette as P
+from cgdcore.viz import palette as P
 
 LEARNED_PANEL = ("correct", "wrongly oriented", "false positive", "missing")
 
@@ -298,7 +298,8 @@ def _noise_rows():
 
 
 def _figures():
-    from cgdcore import viz, viz_fhe, viz_local, viz_privacy as vp, viz_score
+    from cgdcore import viz
+    from cgdcore.viz import fhe as viz_fhe, local as viz_local, privacy as vp, score as viz_score
 
     acc = {"basic": {"epsilon": 3.0, "delta": 0.0, "valid": True, "note": "sum"},
            "advanced": {"epsilon": 2.0, "delta": 1e-3, "valid": True, "note": "Dwork–Roth"},
@@ -370,7 +371,7 @@ def test_check_figure_catches_a_bad_chart():
 
 
 def test_sweep_curves_and_bars():
-    from cgdcore import viz_sweep as vs
+    from cgdcore.viz import sweep as vs
     from cgdcore.experiments import SweepSpec, run_sweep, summarise
 
     spec = SweepSpec(datasets=("asia",), n=(5000,), algorithms=("pc", "priv-pc", "svt-pc"), epsilons=(0.5, 5.0),

@@ -41,7 +41,7 @@ def watch_rerun(page):
     }""")
 
 
-def finish_rerun(page, timeout=60_000):
+def finish_rerun(page, timeout=120_000):
     page.wait_for_function("window.__ranAgain === true", timeout=timeout)
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
                                                                                         timeout=timeout)

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from cgdcore import UserError
+from cgdcore.metrics import every_pair_f1
 
-__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for", "every_pair_f1"]
+__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for"]
 
 
 #: what "total ε" means for the sparse-vector family: one sentence for the Discover page's Budget choice and the
@@ -101,16 +102,6 @@ def settings_for(key: str, overrides: dict[str, Any] | None = None) -> dict[str,
                             f"{', '.join(map(str, CHOICES[k]))}.")
         out[k] = v
     return out
-
-
-def every_pair_f1(truth) -> float:
-    """Skeleton F1 of the graph linking every pair (no information): precision T/P, recall 1."""
-    import numpy as np
-
-    t = np.asarray(truth, bool)
-    true_adj = int((t | t.T).sum() // 2)
-    pairs = t.shape[0] * (t.shape[0] - 1) // 2
-    return 2.0 * true_adj / (true_adj + pairs) if pairs else 0.0
 
 
 #: the ledger's rule keys in words

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from cgdcore.palette import BLUE, GREEN, PURPLE, VERMILION
-from cgdcore.viz_privacy import _curve, _layout
+from cgdcore.viz.palette import BLUE, GREEN, PURPLE, VERMILION
+from cgdcore.viz.privacy import _curve, _layout
 
 __all__ = ["weights_figure", "convergence_figure", "schedules_figure", "iterations_figure"]
 
 SCHEME_COLOURS = {"additive": BLUE, "exponential": GREEN, "multiplicative": VERMILION, "geometric": PURPLE}
-#: series index in :data:`cgdcore.palette.SERIES` per schedule: colour, dash and marker together
+#: series index in :data:`cgdcore.viz.palette.SERIES` per schedule: colour, dash and marker together
 SCHEME_SERIES = {"additive": 0, "multiplicative": 1, "exponential": 2, "geometric": 3}
 
 

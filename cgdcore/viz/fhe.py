@@ -1,7 +1,7 @@
 """Figures of the Encrypted page: agreement per level, where the time goes, what each party holds."""
 from __future__ import annotations
 
-from cgdcore.palette import BLUE, GREEN, LIGHT_GREY, ORANGE, PURPLE, SKY, VERMILION, theme
+from cgdcore.viz.palette import BLUE, GREEN, LIGHT_GREY, ORANGE, PURPLE, SKY, VERMILION, theme
 
 PALETTE = {"agree": BLUE, "flip": VERMILION, "paper": LIGHT_GREY}
 #: (key, label, colour, hatch): the hatch tells the stacked phases apart in greyscale

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cgdcore.palette import BLACK, BLUE, GREEN, LINE_WIDTH, MARKER_SIZE, PURPLE, VERMILION
-from cgdcore.viz_privacy import _layout
+from cgdcore.viz.palette import BLACK, BLUE, GREEN, LINE_WIDTH, MARKER_SIZE, PURPLE, VERMILION
+from cgdcore.viz.privacy import _layout
 
 #: one colour and one marker per mechanism (Okabe–Ito, colour-blind safe; the marker carries the
 #: mechanism in greyscale) and one dash per pipeline (naive solid, de-biased dashed, filled vs open markers)

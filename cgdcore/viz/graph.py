@@ -9,7 +9,7 @@ observational data can identify):
 - wrongly oriented: adjacent in the truth, different mark (reversed, or directed/undirected);
 - false positive: not adjacent in the truth;
 - missing: adjacent in the truth, absent from the learned graph (drawn as a ghost edge).
-Colours, dashes and widths come from :mod:`cgdcore.palette` (Okabe–Ito plus Tol's wine, checked
+Colours, dashes and widths come from :mod:`cgdcore.viz.palette` (Okabe–Ito plus Tol's wine, checked
 under simulated colour-vision deficiencies): each category has its own colour *and* line style, so
 the figure reads in greyscale and on a projector. Every edge carries hover text (category, marks in
 the learned graph and the truth, and with :func:`edge_evidence` the CI test that kept or removed it).
@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .graph import skeleton, topological_order
-from .metrics import reference_cpdag
-from .exports import neutralise
+from cgdcore.graph import skeleton, topological_order
+from cgdcore.metrics import reference_cpdag
+from cgdcore.exports import neutralise
 
-from .palette import EDGE_STYLES, FONT_SIZE, TEXT, theme
+from cgdcore.viz.palette import EDGE_STYLES, FONT_SIZE, TEXT, theme
 
 #: category -> (colour, dash name, plotly dash, DOT style); kept for callers of the old table, derived
-#: from :data:`cgdcore.palette.EDGE_STYLES`, the one place colours and line styles are defined
+#: from :data:`cgdcore.viz.palette.EDGE_STYLES`, the one place colours and line styles are defined
 STYLE = {k: (s.colour, s.dash, s.dash, s.dot_style) for k, s in EDGE_STYLES.items()}
 LEGEND = {k: s.label for k, s in EDGE_STYLES.items()}
 
@@ -570,7 +570,7 @@ def tests_per_order_figure(per_order, seconds: float | None = None):
     """Bar chart of CI tests per conditioning-set size."""
     import plotly.graph_objects as go
 
-    from .palette import BLUE
+    from cgdcore.viz.palette import BLUE
 
     fig = go.Figure(go.Bar(x=list(range(len(per_order))), y=list(per_order), marker_color=BLUE, name="CI tests",
                            hovertemplate="order %{x} (|S| = %{x}): %{y} CI tests<extra></extra>"))
@@ -595,7 +595,7 @@ NL, BSN = "\n", "\\n"  # a line break, and DOT's escape for one inside a quoted 
 def to_dot(learned: np.ndarray, true_dag: np.ndarray | None, names, name: str = "learned",
            evidence: dict | None = None) -> str:
     """Graphviz DOT of the learned CPDAG; undirected edges ``dir=none``; colour, style and pen width by
-    category (:data:`cgdcore.palette.EDGE_STYLES`); a tooltip per edge and a legend as a comment."""
+    category (:data:`cgdcore.viz.palette.EDGE_STYLES`); a tooltip per edge and a legend as a comment."""
     names = list(names)
     lines = [f"digraph {_q(name)} {{", "  rankdir=TB;", '  node [shape=ellipse, fontname="Helvetica", fontsize=14];']
     rows = edge_table(learned, true_dag, names)

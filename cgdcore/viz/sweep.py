@@ -1,7 +1,7 @@
 """Plotly figures of the Trade-off page: privacy-utility curves, CI tests and run time vs ε, and
 paper-vs-ours bars, from the tidy sweep table (``cgdcore.experiments``).
 
-Every algorithm has an Okabe–Ito colour and its own dash and marker (:data:`cgdcore.palette.SERIES`),
+Every algorithm has an Okabe–Ito colour and its own dash and marker (:data:`cgdcore.viz.palette.SERIES`),
 so curves stay apart in grey-scale and for colour-blind readers; bands are mean ± sd over
 repetitions; every point and reference line has hover text.
 """
@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from cgdcore.discover import algo_label
-from cgdcore.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
-from cgdcore.viz_privacy import _layout
+from cgdcore.viz.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
+from cgdcore.viz.privacy import _layout
 
 __all__ = ["METRICS", "style", "curves_figure", "bars_figure", "figure_html"]
 

@@ -1,7 +1,7 @@
 """Plotly figures about privacy: noise against thresholds, ledger totals, budget plans, bounds.
 
 Pure functions of results and parameters (plotly imported lazily); the pages only place them.
-Colours, dashes, markers and font sizes come from :mod:`cgdcore.palette` (Okabe–Ito; every curve
+Colours, dashes, markers and font sizes come from :mod:`cgdcore.viz.palette` (Okabe–Ito; every curve
 differs from its neighbours in dash and marker as well as colour; every point has hover text with
 its series, x and y).
 """
@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 # ORANGE, PURPLE and SKY are re-exported for older callers
-from cgdcore.palette import (BLACK, BLUE, DARK_GREY, GREEN, GREY, ORANGE, PURPLE, SKY, VERMILION,  # noqa: F401
+from cgdcore.viz.palette import (BLACK, BLUE, DARK_GREY, GREEN, GREY, ORANGE, PURPLE, SKY, VERMILION,  # noqa: F401
                               line, marker, rgba, theme)
 
 __all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "STATUS_STYLE", "releases_per_order_figure", "objective_figure",
@@ -20,7 +20,7 @@ __all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "STAT
 
 
 def _layout(fig, height=340, **kw):
-    """Shared look: projector-size type (:func:`cgdcore.palette.theme`), legend under the plot (so it
+    """Shared look: projector-size type (:func:`cgdcore.viz.palette.theme`), legend under the plot (so it
     never collides with the title), below the x-axis title."""
     fig.update_layout(height=height + 80, margin=dict(l=10, r=10, t=56 if "title" in kw else 24, b=10), **kw)
     # after the titles: a title given as a string replaces the whole title object, font included
