@@ -8,9 +8,10 @@ data files meant to be read back, and keep values exactly.)
 """
 from __future__ import annotations
 
+import html
 from typing import Any
 
-__all__ = ["FORMULA_START", "neutralise", "csv_text"]
+__all__ = ["FORMULA_START", "neutralise", "csv_text", "figure_html"]
 
 #: Leading characters that make a spreadsheet cell a formula (OWASP, "CSV Injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -34,3 +35,10 @@ def csv_text(table) -> str:
             df[c] = df[c].astype(object).map(neutralise)
     df.columns = [neutralise(str(c)) for c in df.columns]
     return df.to_csv(index=False)
+
+
+def figure_html(fig, title: str) -> str:
+    """A self-contained HTML file of ``fig`` (plotly.js inlined: opens offline)."""
+    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False},
+                       default_width="100%", default_height=f"{fig.layout.height or 500}px").replace(
+        "<head>", f"<head><title>{html.escape(title)}</title>", 1)

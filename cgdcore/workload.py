@@ -13,7 +13,7 @@ import math
 import os
 from typing import Any, Mapping
 
-__all__ = ["work_units", "DEFAULT_CEILING", "ceiling", "cli_command", "UNITS_PER_SECOND"]
+__all__ = ["work_units", "DEFAULT_CEILING", "ceiling", "seconds_hint", "UNITS_PER_SECOND"]
 
 #: Row-passes a 2-core machine makes per second in PC's counting loop (Alarm, n = 100,000: about 1.5e8 per s).
 UNITS_PER_SECOND = 1.5e8
@@ -56,23 +56,3 @@ def work_units(algo: str, n: int, d: int, *, max_order: int | None = None,
 
 def seconds_hint(units: float) -> float:
     return units / UNITS_PER_SECOND
-
-
-def cli_command(dataset_name: str, n: int, params: Mapping[str, Any]) -> str:
-    """The ``cgdcore discover`` command for the same run (the CLI has no ceiling)."""
-    from cgdcore.algorithms import flag_of
-
-    if dataset_name.startswith("upload:"):
-        parts = ["cgdcore discover", f"--data {dataset_name.split(':', 1)[1]}"]
-    else:
-        parts = ["cgdcore discover", f"--dataset {dataset_name}", f"--n {n}"]
-    flags = {"algo": "--algo", "ci_test": "--ci-test", "alpha": "--alpha", "max_order": "--max-order",
-             "epsilon": "--epsilon", "round_epsilon": "--round-epsilon", "delta": "--delta"}
-    for key, flag in flags.items():
-        if params.get(key) is not None:
-            parts.append(f"{flag} {params[key]}")
-    for key, value in (params.get("options") or {}).items():
-        flag = flag_of(key)
-        if flag and value is not None and not callable(value):
-            parts.append(f"{flag} {value}")
-    return " ".join(parts)

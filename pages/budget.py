@@ -2,6 +2,7 @@
 import streamlit as st
 
 from cgdcore.data import list_datasets
+from ui.downloads import download_row, ledger_table
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.privacy import accounting_table, guarantee_metrics, noise_seed_input, paper_vs_guarantee, status_legend
 
@@ -84,7 +85,8 @@ with tab_cur:
     used = {}
     for r in cur.extras["ledger"].releases:
         used.setdefault(r.order, r.epsilon)
-    st.plotly_chart(vp.curate_plan_figure(plans, used), key="plan", width="stretch")
+    plan_fig = vp.curate_plan_figure(plans, used)
+    st.plotly_chart(plan_fig, key="plan", width="stretch")
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
     c2.metric("ε used", f"{cur.privacy['used']['epsilon']:.4g}",
@@ -161,3 +163,14 @@ with tab_acc:
                "Dwork & Roth's advanced composition needs the number of releases fixed in advance; the ledger's "
                "filter (Whitehouse et al. 2023) holds when the releases are chosen adaptively, as PC's are, and is "
                "tighter still. Both beat basic composition only when ε₀ is small and the releases are many.")
+
+st.subheader("Downloads")
+import pandas as pd  # noqa: E402
+
+plan_rows = [{"planned at order": p["order"], "budget left": p["remaining"], "edges left": p["edges"],
+              "order": o, "planned ε per test": e, "used ε per test": used.get(o)}
+             for p in plans for o, e in zip(p["orders"], p["planned"])]
+download_row([("CURATE's plans (CSV)", "csv", pd.DataFrame(plan_rows), "curate_plans.csv"),
+              ("CURATE's releases (CSV)", "csv", ledger_table(cur.extras["ledger"]), "curate_ledger.csv"),
+              ("Priv-PC's releases (CSV)", "csv", ledger_table(priv.extras["ledger"]), "privpc_ledger.csv"),
+              ("Plan figure (HTML)", "html", plan_fig, "curate_plan.html")], "bdl")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
-from cgdcore.exports import csv_text
+from cgdcore.exports import csv_text, figure_html
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
@@ -15,6 +15,7 @@ from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, user_errors)
 from ui.compare import compare_panel, pin_controls
+from ui.downloads import ledger_table
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
 
@@ -347,6 +348,18 @@ def _draw(r, key):
 
 
 pin_controls(res, run_key)
+with st.expander("Settings of this run and the command that reproduces it", icon=":material/terminal:"):
+    from cgdcore.cli import command_line
+
+    st.json(res.params, expanded=False)
+    where = spec if source == "Bundled dataset" else f"upload:{upload.name}"
+    sampled = n if source == "Bundled dataset" and (info.n_rows is None or n < info.n_rows) else None
+    cmd = command_line(where, sampled, {"options": algo_opts or None, **params},
+                       data_seed=seed if source == "Bundled dataset" and info.n_rows is None else None)
+    st.code(cmd or "(an option of this run has no command-line flag)", language="bash")
+    if private and noise_seed is None:
+        st.caption("The noise was drawn from fresh entropy and is not reported, so the command reruns the same "
+                   "settings with new noise; fix a noise seed in the sidebar for a run anyone can reproduce.")
 compare_panel(res, run_key, _draw)
 
 tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
@@ -403,11 +416,7 @@ if pv:
                        "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
         led = res.extras.get("ledger")
         if led is not None:
-            import pandas as pd
-
-            rel = pd.DataFrame([{"mechanism": r.mechanism, "ε": r.epsilon, "δ": r.delta, "order": r.order,
-                                 "group": r.group, "released": r.what} for r in led.releases])
-            st.download_button("Download every release (CSV)", csv_text(rel), "ledger.csv", "text/csv",
+            st.download_button("Download every release (CSV)", csv_text(ledger_table(led)), "ledger.csv", "text/csv",
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
@@ -483,13 +492,15 @@ with tab_edges:
     missing = [r for r in rows if r.kind == "missing"]
     if missing:
         st.caption("Missing true edges: " + ", ".join(f"{names[r.source]}–{names[r.target]}" for r in missing))
-    d1, d2, d3 = st.columns(3)
+    d1, d2, d3, d4 = st.columns(4)
     d1.download_button("Edge list (CSV)", viz.edge_list_csv(rows, names), "edges.csv", "text/csv",
                        on_click="ignore", key="dl_csv", icon=":material/download:")
     d2.download_button("Result (JSON)", json.dumps(res.to_json(), indent=2), "result.json", "application/json",
                        on_click="ignore", key="dl_json", icon=":material/download:")
     d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names, evidence=evidence), "graph.dot",
                        "text/vnd.graphviz", on_click="ignore", key="dl_dot", icon=":material/download:")
+    d4.download_button("Graph figure (HTML)", figure_html(fig, f"{res.algorithm} on {res.dataset.name}"),
+                       "graph.html", "text/html", on_click="ignore", key="dl_fig", icon=":material/download:")
 
 with tab_data:
     import numpy as np

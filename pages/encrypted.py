@@ -6,6 +6,7 @@ import streamlit as st
 from cgdcore.fhe.protocol import MODES
 from cgdcore.fhe.run import comparison
 from ui.privacy import accounting_table, guarantee_message, status_legend
+from ui.downloads import download_row, ledger_table
 from ui.common import check_work, checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
 
 route_through_app()
@@ -264,3 +265,12 @@ if len(tabs) > 4:
         accounting_table(pv["accounting"], "facc", with_figure=False)
         st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
                    + status_legend())
+
+st.subheader("Downloads")
+items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),
+         ("Agreement per level (CSV)", "csv", pd.DataFrame(cmp["levels"]), "agreement_per_level.csv"),
+         ("Agreement figure (HTML)", "html", viz_fhe.agreement_figure(cmp["levels"], paper_row(net, stat) if n >= 1000 else None),
+          "agreement.html")]
+if res.extras.get("ledger") is not None:
+    items.append(("Every release (CSV)", "csv", ledger_table(res.extras["ledger"]), "ledger.csv"))
+download_row(items, "fdl")

@@ -3,8 +3,8 @@ import numpy as np
 import streamlit as st
 
 from cgdcore.local.privatize import MECHANISMS
-from cgdcore.exports import csv_text
 from cgdcore.metrics import CONVENTIONS
+from ui.downloads import download_row
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
 
@@ -135,6 +135,7 @@ with tabs[1]:
     left.dataframe(show(clean), hide_index=True)
     right.markdown("**After** (what the collector receives)")
     right.dataframe(show(priv), hide_index=True)
+    download_row([("Privatised records (CSV)", "csv", priv.to_frame(), "privatised.csv")], "ldl_rows")
     same = float(np.mean(np.asarray(clean.data) == np.asarray(priv.data)))
     st.caption(f"{same:.1%} of all cells kept their true value; "
                f"{float(np.mean(np.all(np.asarray(clean.data) == np.asarray(priv.data), axis=1))):.1%} of records "
@@ -230,8 +231,9 @@ with tabs[4]:
                    "the naive lines. The de-biased G-test needs enough rows per cell: on 10-bin columns with a few "
                    "thousand rows it finds almost nothing (the cost of undoing the noise), while on the 3-state "
                    "Sachs network with 20,000 rows it removes the edges that naive PC wrongly keeps.")
-        st.download_button("Download the runs (CSV)", csv_text(pd.DataFrame(saved[1])), "local_curve.csv",
-                           "text/csv", key="lcurve_csv")
+        download_row([("The runs (CSV)", "csv", pd.DataFrame(saved[1]), "local_curve.csv"),
+                      ("Curve figure (HTML)", "html", viz_local.utility_figure(saved[1], metric), "local_curve.html")],
+                     "lcurve_dl")
     else:
         st.caption("Press the button: each mechanism × level × seed is one privatisation and one or two PC runs.")
 

@@ -9,6 +9,7 @@ from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
 from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, url_accepts_names, explain, load_dataset, route_through_app, run_discovery, user_errors
+from ui.downloads import download_row, ledger_table
 from ui.widgets import option_input
 
 route_through_app()
@@ -149,8 +150,8 @@ if res.result.stopped_early:
 for note in res.notes:
     st.caption(f":material/info: {note}")
 
-st.plotly_chart(viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{algo_label(algo)}: thresholded W"),
-                key="sgraph", width="stretch")
+gfig = viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{algo_label(algo)}: thresholded W")
+st.plotly_chart(gfig, key="sgraph", width="stretch")
 
 tab_names = ["Weights", "Convergence", "Schedules"] + (["Privacy ledger"] if pv else [])
 tabs = st.tabs(tab_names)
@@ -179,3 +180,24 @@ if pv:
         st.caption("Every release (the moments, or each gradient) is a discrete Gaussian mechanism, so the budget "
                    "filter composes them exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) "
                    "is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
+
+st.subheader("Downloads and the command that reproduces this run")
+import pandas as pd  # noqa: E402
+
+from cgdcore.cli import command_line  # noqa: E402
+
+W = pd.DataFrame(res.extras["W"], columns=list(names))
+W.insert(0, "from \\ to", list(names))
+items = [("Weights W (CSV)", "csv", W, "weights.csv"),
+         ("Optimiser trace (CSV)", "csv", pd.DataFrame(res.extras["trace"]), "trace.csv"),
+         ("Result (JSON)", "json", res.to_json(), "result.json"),
+         ("Graph figure (HTML)", "html", gfig, "graph.html")]
+if pv and res.extras.get("ledger") is not None:
+    items.insert(2, ("Every release (CSV)", "csv", ledger_table(res.extras["ledger"]), "ledger.csv"))
+download_row(items, "sdl")
+cmd = command_line(spec, n if info.n_rows is None or n < info.n_rows else None,
+                   {**params, "options": options}, data_seed=seed if info.n_rows is None else None)
+st.code(cmd or "(an option of this run has no command-line flag)", language="bash")
+if pv and params.get("seed") is None:
+    st.caption("The noise was drawn from fresh entropy and is not reported, so the command reruns the same settings "
+               "with new noise; fix a noise seed in the sidebar for a run anyone can reproduce.")

@@ -5,7 +5,7 @@ import time
 import streamlit as st
 
 from cgdcore.data import list_datasets
-from cgdcore.exports import csv_text
+from cgdcore.exports import csv_text, figure_html
 from ui.common import checked_url_settings, explain, route_through_app, user_errors
 
 route_through_app()
@@ -261,7 +261,7 @@ with tab_tab:
     d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv")
     d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
                        key="todl_pq")
-    d3.download_button("Utility figure (HTML)", vs.figure_html(figs["utility"], "Privacy-utility trade-off"),
+    d3.download_button("Utility figure (HTML)", figure_html(figs["utility"], "Privacy-utility trade-off"),
                        f"tradeoff-{spec.key}.html", "text/html", key="todl_html")
     from cgdcore.experiments import command_for, config_of
 

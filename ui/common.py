@@ -100,7 +100,8 @@ def check_work(name: str, n: int, d: int, params: dict) -> None:
     """Refuse, with the equivalent command, a run on ``n`` rows of ``d`` variables of dataset ``name`` whose
     estimated work is above the server's ceiling (cgdcore.workload; the CLI has none). Called before sampling
     where the shape is known in advance."""
-    from cgdcore.workload import ceiling, cli_command, seconds_hint, work_units
+    from cgdcore.cli import command_line
+    from cgdcore.workload import ceiling, seconds_hint, work_units
 
     units = work_units(params.get("algo", "pc"), n, d, max_order=params.get("max_order"),
                        options=params.get("options"), ldp=params.get("ldp"))
@@ -110,7 +111,8 @@ def check_work(name: str, n: int, d: int, params: dict) -> None:
                  f"s of computing; this server's ceiling is {top:.2g}). Use fewer rows, fewer variables or a smaller "
                  "maximum order — or run it from the command line, which has no ceiling:",
                  icon=":material/speed:")
-        st.code(cli_command(name, n, params), language="bash")
+        st.code(command_line(name, n, params) or "(an option of this run has no command-line flag)",
+                language="bash")
         st.stop()
 
 

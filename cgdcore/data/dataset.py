@@ -37,6 +37,17 @@ class Dataset:
     notes: tuple[str, ...] = field(default_factory=tuple)
     ranges: dict = field(default_factory=dict)
 
+    def to_frame(self, codes: bool = False):
+        """The rows as a pandas DataFrame: categorical columns by their state labels (``codes``: integer codes),
+        numeric columns as they are."""
+        import pandas as pd
+
+        cols = {}
+        for j, v in enumerate(self.variables):
+            col, st = self.data[:, j], self.states[j]
+            cols[v] = col if (st is None or codes) else pd.Categorical.from_codes(col.astype(int), categories=list(st))
+        return pd.DataFrame(cols)
+
     def with_ranges(self, ranges) -> "Dataset":
         """A copy whose declared public ranges are updated by ``ranges`` ({column: (lo, hi)})."""
         from dataclasses import replace

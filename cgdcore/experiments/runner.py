@@ -73,11 +73,6 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
     return kw
 
 
-#: local-privacy options of ``pc+MECH`` -> discover CLI flag (algorithm options name theirs in cgdcore.algorithms;
-#: an option without a flag makes a row reproducible from Python only)
-_LDP_FLAGS = {"debias": "--debias", "calibration": "--calibration", "n_boot": "--bootstrap", "bins": "--ldp-bins"}
-
-
 def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:
     """The RunConfig of a results row of ``spec`` (to re-run that row alone)."""
     return RunConfig(str(row["dataset"]), int(row["n"]), spec.data_seed, str(row["algorithm"]), float(row["epsilon"]),
@@ -86,33 +81,13 @@ def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:
 
 
 def command_for(cfg: RunConfig) -> str | None:
-    """The ``python -m cgdcore discover`` command that reproduces one row alone (None when an
-    option of the row has no command-line flag)."""
-    kw = discover_kwargs(cfg)
-    parts = ["python -m cgdcore discover", f"--dataset {cfg.dataset}", f"--n {cfg.n}", f"--seed {cfg.data_seed}",
-             f"--noise-seed {cfg.seed}", f"--algo {kw['algo']}", f"--variant {cfg.variant}"]
-    for flag, key in (("--alpha", "alpha"), ("--max-order", "max_order"), ("--ci-test", "ci_test"),
-                      ("--epsilon", "epsilon"), ("--round-epsilon", "round_epsilon")):
-        if kw.get(key) is not None:
-            parts.append(f"{flag} {kw[key]!r}" if isinstance(kw[key], float) else f"{flag} {kw[key]}")
-    opts = dict(kw.get("options") or {})
-    if "beta1" in opts or "beta2" in opts:
-        if opts.get("beta1", 0.2) != opts.get("beta2", 0.2):
-            return None
-        parts.append(f"--beta {opts.pop('beta1', 0.2)}")
-        opts.pop("beta2", None)
-    ldp = dict(kw.get("ldp") or {})
-    if ldp:
-        parts += [f"--ldp {ldp.pop('mechanism')}", f"--ldp-epsilon {ldp.pop('epsilon')!r}"]
-        opts.update(ldp)
-    from cgdcore.algorithms import flag_of
+    """The ``cgdcore discover`` command that reproduces one row alone (None when an option of the row has no
+    command-line flag)."""
+    from cgdcore.cli import command_line
 
-    for k, v in opts.items():
-        flag = _LDP_FLAGS.get(k) or flag_of(k)
-        if flag is None:
-            return None
-        parts.append(f"{flag} {v}")
-    return " ".join(parts)
+    kw = discover_kwargs(cfg)
+    kw.setdefault("variant", cfg.variant)
+    return command_line(cfg.dataset, cfg.n, kw, data_seed=cfg.data_seed)
 
 
 def _nan() -> float:

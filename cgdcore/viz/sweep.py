@@ -15,7 +15,7 @@ from cgdcore.discover import algo_label
 from cgdcore.viz.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
 from cgdcore.viz.privacy import _layout
 
-__all__ = ["METRICS", "style", "curves_figure", "bars_figure", "figure_html"]
+__all__ = ["METRICS", "style", "curves_figure", "bars_figure"]
 
 METRICS = {"skeleton_f1": "skeleton F1", "arc_f1": "arc F1 (CPDAG, the papers' metric)", "shd": "SHD (CPDAG)",
            "n_ci_tests": "CI tests per run", "seconds": "seconds per run"}
@@ -151,10 +151,3 @@ def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y:
                         hovertemplate=f"paper: {algo_label(algo)} on %{{x}}: %{{y:.4g}}<extra></extra>")
     fig.update_yaxes(title=METRICS.get(metric, metric), type="log" if log_y else "linear")
     return _layout(fig, height=380, barmode="group", title=title or f"{METRICS.get(metric, metric)} per dataset")
-
-
-def figure_html(fig, title: str) -> str:
-    """A self-contained HTML file of ``fig`` (plotly.js inlined: opens offline)."""
-    return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False},
-                       default_width="100%", default_height=f"{fig.layout.height or 500}px").replace(
-        "<head>", f"<head><title>{title}</title>", 1)

@@ -340,6 +340,8 @@ def test_encrypted_page_secure_aggregation_and_dp():
     at2.run()
     assert not at2.exception, [e.message for e in at2.exception]
     assert any("(ε = 2, δ = 1e-06)-differentially private" in s.value for s in at2.success)
+    assert {"Report (JSON)", "Agreement per level (CSV)", "Agreement figure (HTML)"} <= set(_downloads(at))
+    assert "Every release (CSV)" in _downloads(at2) and "Every release (CSV)" not in _downloads(at)
 
 
 def test_encrypted_page_warm_mode_waits_for_the_button():
@@ -529,7 +531,7 @@ def test_oversized_run_is_refused_at_once_with_the_command():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("too large for the shared app" in e.value for e in at.error)
-    assert any("cgdcore discover --dataset andes --n 2000000" in c.value for c in at.code)
+    assert any("python -m cgdcore discover --dataset andes --n 2000000" in c.value for c in at.code)
     assert "discovery" not in at.session_state
 
 
@@ -557,3 +559,47 @@ def test_pinned_run_is_compared_side_by_side_with_the_edges_that_differ():
     assert len(at.dataframe[1].value) == len(diff)
     at.button(key="unpin_run").click().run()
     assert "pin" not in at.query_params and not any("Pinned run" in h.value for h in at.subheader)
+
+
+def _downloads(at) -> dict:
+    return {b.proto.label: b for b in at.get("download_button")}
+
+
+@pytest.mark.parametrize("page,params,labels", [
+    ("pages/score.py", {"salgo": "noleaks"}, {"Weights W (CSV)", "Optimiser trace (CSV)", "Every release (CSV)",
+                                              "Result (JSON)", "Graph figure (HTML)"}),
+    ("pages/budget.py", {}, {"CURATE's plans (CSV)", "CURATE's releases (CSV)", "Priv-PC's releases (CSV)",
+                             "Plan figure (HTML)"}),
+    ("pages/local.py", {}, {"Privatised records (CSV)"}),
+    ("pages/discover.py", {}, {"Edge list (CSV)", "Result (JSON)", "Graph (DOT)", "Graph figure (HTML)"}),
+])
+def test_every_result_page_offers_its_downloads(page, params, labels):
+    at = app(timeout=180)
+    at.switch_page(page)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert labels <= set(_downloads(at)), set(_downloads(at))
+    if page in ("pages/score.py", "pages/discover.py"):
+        assert any("python -m cgdcore discover" in c.value for c in at.code)
+
+
+def test_download_payloads_parse():
+    """What the download rows write: CSV that pandas reads back, JSON that parses, HTML with the figure inlined."""
+    import io
+
+    import pandas as pd
+
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+    from cgdcore.exports import csv_text, figure_html
+    from cgdcore.viz import graph_figure
+    from ui.downloads import json_text, ledger_table
+
+    res = discover(load_dataset("asia", n=3000, seed=0), algo="gauss-pc", epsilon=2.0, seed=0)
+    led = pd.read_csv(io.StringIO(csv_text(ledger_table(res.extras["ledger"]))))
+    assert len(led) == len(res.extras["ledger"].releases) and {"mechanism", "ε", "released"} <= set(led.columns)
+    back = json.loads(json_text(res.to_json()))
+    assert back["algorithm"] == "gauss-pc" and back["privacy"]["epsilon"] <= 2.0
+    html = figure_html(graph_figure(res.cpdag, res.dataset.truth, list(res.variables)), "a <b> title")
+    assert "<title>a &lt;b&gt; title</title>" in html and "plotly" in html and '<script src="http' not in html

@@ -135,7 +135,7 @@ def test_local_privacy_page_and_its_curve_in_browser(streamlit_server, browser):
     expect(page.get_by_text("PC finished")).to_be_visible(timeout=120_000)
     page.get_by_role("tab", name="Privacy–utility curve").click()
     page.get_by_role("button", name="Run the comparison").click()
-    expect(page.get_by_role("button", name="Download the runs (CSV)")).to_be_visible(timeout=240_000)
+    expect(page.get_by_role("button", name="The runs (CSV)")).to_be_visible(timeout=240_000)
     chart = page.locator("[data-testid='stPlotlyChart']").filter(has_text="vs privacy level")
     expect(chart.first).to_be_visible()
     assert page.locator("[data-testid='stException']").count() == 0

@@ -297,7 +297,9 @@ def test_figures_draw_bands_references_and_paper_points(small_table):
     for t in clipped.data:
         if t.mode == "lines+markers":
             assert all(1.0 <= v <= 100.0 for v in t.x)
-    html = vs.figure_html(fig, "T")
+    from cgdcore.exports import figure_html
+
+    html = figure_html(fig, "T")
     assert html.startswith("<html>") or "<html" in html[:200]
     assert "<title>T</title>" in html and "<script src=\"http" not in html
     bars = vs.bars_figure(s[s.epsilon_kind != "none"], "n_ci_tests")

@@ -3,7 +3,8 @@ import math
 import shlex
 
 from cgdcore.cli import main
-from cgdcore.workload import DEFAULT_CEILING, ceiling, cli_command, work_units
+from cgdcore.cli import command_line as cli_command
+from cgdcore.workload import DEFAULT_CEILING, ceiling, work_units
 
 
 def test_estimate_orders_runs_as_their_cost_does():
@@ -30,9 +31,9 @@ def test_ceiling_is_configurable(monkeypatch):
 def test_refusal_names_a_command_that_runs(capsys):
     cmd = cli_command("asia", 2000, {"algo": "priv-pc", "epsilon": 5.0, "max_order": 1, "alpha": 0.1,
                                      "options": {"tweak": 0.05, "on_message": print}})
-    assert cmd.startswith("cgdcore discover --dataset asia --n 2000") and "--tweak 0.05" in cmd
-    assert main(shlex.split(cmd)[1:] + ["--json"]) == 0
-    assert cli_command("upload:my data.csv", 50, {"algo": "pc"}).startswith("cgdcore discover --data")
+    assert cmd.startswith("python -m cgdcore discover --dataset asia --n 2000") and "--tweak 0.05" in cmd
+    assert main(shlex.split(cmd)[3:] + ["--json"]) == 0
+    assert cli_command("upload:my data.csv", 50, {"algo": "pc"}).startswith("python -m cgdcore discover --data 'my data.csv'")
 
 
 def test_heavy_slots_bound_concurrent_runs_and_nest(monkeypatch):
