@@ -44,6 +44,39 @@ observational data: *correct*, *wrongly oriented*, *false positive*, or *missing
            r"F_1 = \frac{2PR}{P+R},\qquad \mathrm{SHD} = \#\{\{i,j\} : \text{edge mark differs}\}"],
 )
 
+#: How this page shows each declared algorithm option (cgdcore.algorithms.PARAMS holds its choices, range and
+#: default): the widget's key in the link, its label and a teaching help text, in the order they appear.
+OPTION_WIDGETS = {
+    "composition": dict(widget_key="comp", label="Composition rule of the budget filter", choices=("advanced", "basic"),
+                        help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), which holds for "
+                             "adaptively chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC "
+                             "composes in zCDP.)"),
+    "scale": dict(widget_key="scale", label="Decision scale",
+                  help="z: noise the statistic itself and compare |z + noise| with a line calibrated to the noise "
+                       "(strong evidence keeps its margin). p: noise the p-value and compare it with α, as in the "
+                       "papers — every strong dependence is squashed into [0, α], so the noise flips far more "
+                       "decisions (Learn, lesson 10)."),
+    "statistic": dict(widget_key="stat", label="Kendall statistic",
+                      help="sound: every stratum counted over the public normaliser √(9n/4); its sensitivity 9/√n is "
+                           "proven. paper: Priv-PC's statistic over the usable strata, whose claimed c₁/√n is not a "
+                           "bound (one row can switch a stratum on or off) — the run then has no guarantee."),
+    "tweak": dict(widget_key="tweak", label="Threshold tweak t"),
+    "curate_sensitivity": dict(widget_key="csens", label="Sensitivity",
+                               help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, "
+                                    "which is not a worst-case bound (the run is then not a guarantee)."),
+    "leakage": dict(widget_key="cleak", label="Leakage in the optimiser",
+                    help="sound: the plan must fit the run's own filter; paper: the paper's per-order t·ε² + "
+                         "ε√(2t ln(1/δ′)) with δ′ = 10⁻¹², used to plan, to stop the run and to report (it is never "
+                         "below the sound value, so the guarantee is still the budget)."),
+    "beta1": dict(widget_key="beta", label="Margins β₁ = β₂", step=0.05,
+                  help="CURATE's margins β₁ (type I) and β₂ (type II) around the threshold."),
+    "sampler": dict(widget_key="sampler", label="Noise sampler",
+                    help="discrete: exact discrete Laplace noise on a fine power-of-two lattice (Canonne, Kamath & "
+                         "Steinke 2020), so the privacy proofs hold exactly in floating point. plain: numpy's textbook "
+                         "sampler, as in the papers' code, whose low-order bits can reveal the noised value (Learn, "
+                         "lesson 9) — the run then has no guarantee."),
+}
+
 INFOS = {i.name: i for i in list_datasets()}
 NAMES = list(INFOS)
 
@@ -117,55 +150,16 @@ with checked_url_settings(), st.sidebar:
         noise_seed, noise_draw = noise_seed_input("nseed", default_fixed="nseed" in st.query_params)
         with st.expander("Algorithm options"):
             takes = REGISTRY[algo].params  # the widgets follow the algorithm's declared options
-            if "composition" in takes and REGISTRY[algo].budget != "zcdp":
-                algo_opts["composition"] = option_input(
-                    "composition", widget_key="comp", label="Composition rule of the budget filter",
-                    choices=("advanced", "basic"),
-                    help="Fixed before the run. advanced: min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2), which holds for adaptively "
-                         "chosen releases (Whitehouse et al. 2023); basic: Σε with δ = 0. (Gauss-PC composes in "
-                         "zCDP.)")
-            if "scale" in takes:
-                algo_opts["scale"] = option_input(
-                    "scale", widget_key="scale", label="Decision scale",
-                    help="z: noise the statistic itself and compare |z + noise| with a line calibrated to the noise "
-                         "(strong evidence keeps its margin). p: noise the p-value and compare it with α, as in the "
-                         "papers — every strong dependence is squashed into [0, α], so the noise flips far more "
-                         "decisions (Learn, lesson 10).")
-            if "statistic" in takes:
-                statistic = option_input(
-                    "statistic", widget_key="stat", label="Kendall statistic",
-                    help="sound: every stratum counted over the public normaliser √(9n/4); its sensitivity 9/√n is "
-                         "proven. paper: Priv-PC's statistic over the usable strata, whose claimed c₁/√n is not a "
-                         "bound (one row can switch a stratum on or off) — the run then has no guarantee.")
-                algo_opts["statistic"] = statistic
-                if statistic == "paper":
+            for key, look in OPTION_WIDGETS.items():
+                if key not in takes or (key == "composition" and REGISTRY[algo].budget == "zcdp"):
+                    continue
+                algo_opts[key] = option_input(key, **look)
+                if key == "statistic" and algo_opts[key] == "paper":
                     algo_opts["c1"] = st.radio("Priv-PC's constant c₁", [6.0, 4.5], key="c1", horizontal=True,
                                                help="Δz = c₁/√n as claimed. 6: the reference code; 4.5: the "
                                                     "paper's asymptotic value.", **URL)
-            if "tweak" in takes:
-                algo_opts["tweak"] = option_input("tweak", widget_key="tweak", label="Threshold tweak t")
-            if "curate_sensitivity" in takes:
-                algo_opts["curate_sensitivity"] = option_input(
-                    "curate_sensitivity", widget_key="csens", label="Sensitivity",
-                    help="conservative: the statistic's proven Φ(9/√n) − ½; paper: CURATE's 0.3627/√n, which is "
-                         "not a worst-case bound (the run is then not a guarantee).")
-            if "leakage" in takes:
-                algo_opts["leakage"] = option_input(
-                    "leakage", widget_key="cleak", label="Leakage in the optimiser",
-                    help="sound: the plan must fit the run's own filter; paper: the paper's per-order t·ε² + "
-                         "ε√(2t ln(1/δ′)) with δ′ = 10⁻¹², used to plan, to stop the run and to report (it is never "
-                         "below the sound value, so the guarantee is still the budget).")
-            if "beta1" in takes:
-                beta = option_input("beta1", widget_key="beta", label="Margins β₁ = β₂", step=0.05,
-                                    help="CURATE's margins β₁ (type I) and β₂ (type II) around the threshold.")
-                algo_opts["beta1"] = algo_opts["beta2"] = beta
-            if "sampler" in takes:
-                algo_opts["sampler"] = option_input(
-                    "sampler", widget_key="sampler", label="Noise sampler",
-                    help="discrete: exact discrete Laplace noise on a fine power-of-two lattice (Canonne, Kamath & "
-                         "Steinke 2020), so the privacy proofs hold exactly in floating point. plain: numpy's textbook "
-                         "sampler, as in the papers' code, whose low-order bits can reveal the noised value (Learn, "
-                         "lesson 9) — the run then has no guarantee.")
+            if "beta1" in algo_opts:
+                algo_opts["beta2"] = algo_opts["beta1"]
 
     st.header("Test")
     if private:
