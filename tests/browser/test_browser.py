@@ -257,3 +257,21 @@ def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser)
     for x0, y0, x1, y1 in seen["boxes"]:
         assert 0 <= x0 < x1 <= seen["w"] and 0 <= y0 < y1 <= seen["h"]
     page.close()
+
+
+@pytest.mark.parametrize("path", ["", "learn", "demo", "budget", "score", "local", "encrypted", "tradeoff",
+                                  "datasets"])
+def test_every_page_at_presentation_size(streamlit_server, browser, path):
+    """Each page opened cold from its link at 1920×1080 renders without an error box; the screenshot is kept in
+    tests/artifacts/pages/ for a person to look at."""
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = ctx.new_page()
+    page.goto(f"{streamlit_server}/{path}", wait_until="domcontentloaded")
+    wait_idle(page, timeout=240_000)
+    page.wait_for_timeout(1500)  # charts finish drawing
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator("h1").count() >= 1
+    out = ARTIFACTS / "pages"
+    out.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out / f"{path or 'discover'}.png"))
+    ctx.close()
