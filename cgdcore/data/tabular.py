@@ -233,7 +233,10 @@ def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", l
 
     if missing not in ("drop", "error"):
         raise UserError(f"missing={missing!r} is not an option; use 'drop' or 'error'")
+    # Text columns are examined through their distinct values (pandas.factorize once per column): stripping,
+    # missing-value tokens and the numeric check run on the few distinct strings, not on every row.
     cols, is_num = [], []
+    tokens = set(MISSING_TOKENS)
     for c in df.columns:
         s = df[c]
         if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
@@ -241,22 +244,27 @@ def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", l
             cols.append(v)
             is_num.append(True)
             continue
-        s = s.astype("string").str.strip()
-        s = s.mask(s.isin(MISSING_TOKENS))
+        raw, uniques = pd.factorize(s, use_na_sentinel=True)  # a missing cell: -1
+        text = np.array([str(u).strip() for u in uniques], dtype=object)
+        gone = np.fromiter((t in tokens for t in text), dtype=bool, count=len(text))
+        missing_row = (raw < 0) | gone[np.maximum(raw, 0)] if len(text) else raw < 0
         want_num = numeric is not None and c in numeric
-        if want_num or (numeric is None and _looks_numeric(s.dropna().iloc[:256])):
-            v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-            if want_num or np.isnan(v).sum() == s.isna().sum():
+        if want_num or numeric is None:
+            vals = pd.to_numeric(pd.Series(text[~gone], dtype=object), errors="coerce").to_numpy(dtype=np.float64)
+            if want_num or not np.isnan(vals).any():
+                table = np.full(len(text) + 1, np.nan)
+                table[np.flatnonzero(~gone)] = vals
+                v = table[np.where(missing_row, len(text), raw)]
                 cols.append(v)
                 is_num.append(True)
                 continue
-        cols.append(s)
+        cols.append((raw, text, gone, missing_row))
         is_num.append(False)
 
     n_total = len(df)
     miss = np.zeros(n_total, dtype=bool)
     for c, v, num in zip(df.columns, cols, is_num):
-        m = np.isnan(v) if num else v.isna().to_numpy()
+        m = np.isnan(v) if num else v[3]
         if m.all():
             raise UserError(f"column {c!r} has no values (all {n_total:,} are missing); remove it")
         if num and np.isinf(v).any():
@@ -267,8 +275,7 @@ def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", l
     if n_miss:
         if missing == "error":
             r = int(np.flatnonzero(miss)[0])
-            bad = [c for c, v, num in zip(df.columns, cols, is_num)
-                   if (np.isnan(v[r]) if num else pd.isna(v.iloc[r]))]
+            bad = [c for c, v, num in zip(df.columns, cols, is_num) if (np.isnan(v[r]) if num else v[3][r])]
             raise UserError(f"{n_miss:,} of {n_total:,} rows have missing values (first: data row {r + 1}, "
                             f"column {bad[0]!r}); fill them in or allow dropping those rows")
         if n_miss == n_total:
@@ -283,11 +290,15 @@ def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", l
         if num:
             arrays.append(v[keep] if n_miss else v)
             states.append(None)
-        else:
-            kept = v[keep] if n_miss else v
-            codes, uniques = pd.factorize(kept, sort=True)
-            arrays.append(codes)
-            states.append(tuple(str(u) for u in uniques))
+        else:  # states: the sorted distinct stripped labels of the kept rows
+            raw, text, gone, _ = v
+            kept = raw[keep] if n_miss else raw
+            present = np.bincount(kept[kept >= 0], minlength=len(text)) > 0
+            labels = sorted(set(text[present & ~gone].tolist()))
+            index = {t: i for i, t in enumerate(labels)}
+            to_state = np.array([index.get(t, -1) for t in text], dtype=np.int64)
+            arrays.append(to_state[kept])
+            states.append(tuple(labels))
     data = _stack(arrays, states, n)
     return Dataset(name=name, variables=variables, data=data, states=tuple(states),
                    source=source, licence=licence, notes=tuple(notes))
