@@ -16,7 +16,7 @@ import itertools
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -74,28 +74,51 @@ class TestRecord(NamedTuple):
                    dec.noise, dec.noisy, dec.threshold, dec.epsilon, dec.stage, dec.released, dec.sensitivity)
 
 
-@runtime_checkable
-class CIPolicy(Protocol):
-    """Decides conditional independence for the PC engine.
+class Policy:
+    """What the PC engine asks of a CI-decision policy, every hook declared (pcalg's idea: the skeleton search is
+    fixed, the test is passed in; private variants change the policy, never the loop).
 
-    ``decide`` answers one query. The optional hooks ``begin_order(order, adjacency)``
-    (called before each skeleton level with the current adjacency sets, a post-processing
-    of earlier decisions) and the attribute ``exhausted`` (True once the policy can answer
-    no more queries, e.g. its privacy budget is used up) let budgeted policies steer the run;
-    the engine then stops and keeps the remaining edges.
-
-    A policy may instead decide a whole node at a time (EM-PC): ``decide_node(x, order,
-    candidates)`` gets ``[(y, [S, ...]), ...]`` for every neighbour y of x and returns
-    ``(deletions, records)`` with deletions ``[(y, S), ...]`` and the trace rows it made.
-    Or a whole edge at a time (Gauss-PC): ``decide_edge(x, y, sets, order)`` gets every candidate
-    separating set of the level (those of adj(x)\\{y}, then those of adj(y)\\{x}) and returns
-    ``(decision, S)``, S the separating set when the decision is "independent".
+    ``strategy`` says how the engine asks its questions: ``"test"`` — one query at a time through
+    :meth:`decide`; ``"edge"`` — one release per edge and level through :meth:`decide_edge` (Gauss-PC);
+    ``"node"`` — a whole node at a time through :meth:`decide_node` (EM-PC's exponential mechanism).
+    The one stop signal is ``exhausted`` (with ``stop_reason``): set it when no further query can be answered — a
+    spent budget — and the engine stops and keeps the remaining edges; a refused query is not counted.
+    :meth:`begin_order` runs before each level with the current adjacency sets (post-processing of earlier
+    decisions). Two optional answers serve deterministic policies: ``first_separating`` (a whole (x, y) at once,
+    used without a trace) and ``best_sepset`` (a preferred separating set after the search).
     """
 
-    def decide(self, x: int, y: int, S: tuple[int, ...], order: int) -> Decision: ...
+    strategy = "test"
+    exhausted = False
+    stop_reason: str | None = None
+    #: optional ``first_separating(x, adj_x, y, order, seen) -> (S | None, n_asked)``: the batched path
+    first_separating = None
+    #: optional ``best_sepset(i, j, first) -> S``: the separating set kept for (i, j)
+    best_sepset = None
+
+    def begin_order(self, order: int, adjacency) -> None:
+        """Called before each skeleton level with the current adjacency sets."""
+
+    def decide(self, x: int, y: int, S: tuple[int, ...], order: int) -> Decision:
+        raise NotImplementedError(f"{type(self).__name__} answers by strategy {self.strategy!r}, not decide()")
+
+    def decide_edge(self, x: int, y: int, sets, order: int):
+        """``(decision, S)`` for edge x–y from every candidate separating set of the level (adj(x)\\{y} first)."""
+        raise NotImplementedError
+
+    def decide_node(self, x: int, order: int, candidates):
+        """``(deletions, records)`` for node x from ``[(y, [S, ...]), ...]``: deletions ``[(y, S), ...]``."""
+        raise NotImplementedError
+
+    def why_stopped(self) -> str:
+        return self.stop_reason or "the policy could answer no more queries"
 
 
-class PValuePolicy:
+#: kept for type hints written against the protocol name
+CIPolicy = Policy
+
+
+class PValuePolicy(Policy):
     """Non-private decision: independent iff p-value ≥ α (pcalg's convention)."""
 
     def __init__(self, ci_test, alpha: float = 0.05):
@@ -109,7 +132,7 @@ class PValuePolicy:
         return Decision(bool(r.p_value >= self.alpha), float(r.statistic), float(r.p_value))
 
 
-class OraclePolicy:
+class OraclePolicy(Policy):
     """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0).
 
     Besides ``decide`` it offers ``first_separating`` for the engine's batched path (stable
@@ -226,13 +249,15 @@ def skeleton_search(
     sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
     trace: list[TestRecord] = []
     per_order: list[int] = []
-    begin = getattr(policy, "begin_order", None)
-    budgeted = hasattr(policy, "exhausted")
-    decide = getattr(policy, "decide", None)
-    node_wise = getattr(policy, "decide_node", None)
-    edge_wise = getattr(policy, "decide_edge", None)
+    if not isinstance(policy, Policy):
+        raise TypeError(f"{type(policy).__name__} is not a cgdcore.pc.Policy")
+    begin = policy.begin_order
+    budgeted = True
+    decide = policy.decide
+    node_wise = policy.decide_node if policy.strategy == "node" else None
+    edge_wise = policy.decide_edge if policy.strategy == "edge" else None
     # a deterministic policy may answer a whole (x, y) at once; only used without a trace
-    batch = getattr(policy, "first_separating", None) if not record_trace else None
+    batch = policy.first_separating if not record_trace else None
     order = 0
     stopped, reason = False, None
     while max_order is None or order <= max_order:
@@ -245,7 +270,7 @@ def skeleton_search(
             begin(order, [frozenset(a) for a in nbrs])
             if budgeted and policy.exhausted:
                 stopped = True
-                reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                reason = policy.why_stopped()
                 per_order.append(0)
                 break
         if node_wise is not None:
@@ -285,12 +310,12 @@ def skeleton_search(
                         continue
                     if budgeted and policy.exhausted:
                         stopped = True
-                        reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                        reason = policy.why_stopped()
                         break
                     dec = decide(x, y, S, order)
                     if budgeted and policy.exhausted:  # the policy refused: nothing was asked
                         stopped = True
-                        reason = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+                        reason = policy.why_stopped()
                         break
                     count += 1
                     if record_trace:
@@ -348,7 +373,7 @@ def _node_wise_level(d, policy, decide_node, nbrs, sepsets, trace, order, varian
         if len(adj_x) < order + 1:
             continue
         if budgeted and policy.exhausted:
-            return count, True, getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+            return count, True, policy.why_stopped()
         cands = [(y, list(itertools.combinations([k for k in adj_x if k != y], order))) for y in adj_x]
         deletions, records = decide_node(x, order, cands)
         count += len(records)
@@ -376,12 +401,12 @@ def _edge_wise_level(d, policy, decide_edge, nbrs, sepsets, trace, order, varian
                 sets.update(dict.fromkeys(itertools.combinations(cand, order)))
             if not sets:
                 continue
-            why = getattr(policy, "stop_reason", None) or "the policy could answer no more queries"
+            why = policy.why_stopped()
             if budgeted and policy.exhausted:
                 return count, True, why
             dec, S = decide_edge(x, y, list(sets), order)
             if budgeted and policy.exhausted:  # the policy refused: nothing was asked
-                return count, True, getattr(policy, "stop_reason", None) or why
+                return count, True, policy.stop_reason or why
             count += 1
             if record_trace:
                 trace.append(TestRecord.of(x, y, tuple(S or ()), order, dec, "skeleton"))
@@ -401,7 +426,7 @@ def _all_sepsets(policy, trace, i, j, k_skel, original):
             for S in itertools.combinations(nbrs, size):
                 if S in found:
                     continue
-                if getattr(policy, "exhausted", False):
+                if policy.exhausted:
                     return found
                 dec = policy.decide(i, j, S, size)
                 trace.append(TestRecord.of(i, j, S, size, dec, "orientation"))
@@ -501,7 +526,7 @@ def pc(
         d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated,
         record_trace=record_trace, progress=progress,
     )
-    best = getattr(policy, "best_sepset", None)  # a batched policy may prefer another separating set
+    best = policy.best_sepset  # a batched policy may prefer another separating set
     if best is not None:
         sepsets = {k: tuple(best(k[0], k[1], S)) for k, S in sepsets.items()}
     n_orient_before = len(trace)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cgdcore.pc import TestRecord
+from cgdcore.pc import Policy, TestRecord
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import ExponentialMechanism
 
@@ -81,8 +81,10 @@ def count_utilities(js: np.ndarray, p: np.ndarray, alpha: float) -> np.ndarray:
     return q
 
 
-class EMPCPolicy:
+class EMPCPolicy(Policy):
     """Node-wise policy for the PC engine (``decide_node``); see the module docstring."""
+
+    strategy = "node"
 
     def __init__(self, g2_test, ledger: Ledger, rng: np.random.Generator, *, alpha: float, round_epsilon: float,
                  max_flip_steps: int | None = None):

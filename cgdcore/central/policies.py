@@ -22,7 +22,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.citests import make_ci_test
-from cgdcore.pc import Decision
+from cgdcore.pc import Decision, Policy
 from cgdcore.central.scale import MAX_NOISE_SD, Z_BOUND, DecisionScale, critical_value, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, ExponentialMechanism, GaussianMechanism,
@@ -80,7 +80,7 @@ def optimal_subsample_ratio(eps: float, lo: float = 1.0, hi: float = 20.0) -> fl
     return min(cands, key=lambda x: math.sqrt(x) / math.log1p(x * a))
 
 
-class PrivatePolicy:
+class PrivatePolicy(Policy):
     """Shared parts: the full-data Kendall test, the decision scale, the ledger, the RNG, the stop flag."""
 
     stage = ""
@@ -237,6 +237,8 @@ class GaussPolicy(_PlannedPolicy):
     ρ_test = ρ_order/(E + κ·E_sel) and each possible selection κ·ρ_test, κ = ``SELECT_SHARE``; what an order
     does not use (edges kept need no selection) carries forward.
     """
+
+    strategy = "edge"
 
     stage = "gauss"
     noise = "gaussian"

@@ -18,10 +18,10 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.fhe.parties import Owner, split_rows
 from cgdcore.fhe.protocol import DP_VARIANTS, Federation, Settings, level_tests
-from cgdcore.pc import Decision
+from cgdcore.pc import Decision, Policy
 
 
-class FederatedPolicy:
+class FederatedPolicy(Policy):
     """CI decisions from the federation's batched, level-wise statistics (p ≥ α: independent)."""
 
     def __init__(self, federation: Federation, alpha: float):
