@@ -11,6 +11,8 @@ key (``sweep``).
 from __future__ import annotations
 
 import csv
+import functools
+import hashlib
 import math
 import os
 from pathlib import Path
@@ -27,10 +29,10 @@ CONTRACT_COLUMNS = ("dataset", "n", "algorithm", "epsilon", "epsilon_kind", "rep
 #: under other rules at the realised count, and "paper" = the paper's own formula; none is a guarantee
 RULE_COLUMNS = ("eps_used", "eps_basic", "eps_advanced", "eps_pld", "eps_gaussian", "eps_parallel", "eps_paper")
 EXTRA_COLUMNS = ("rule", "guarantee", *RULE_COLUMNS, "skeleton_precision", "skeleton_recall", "stopped_early",
-                 "error", "sweep")
+                 "error", "sweep", "version")
 COLUMNS = CONTRACT_COLUMNS + EXTRA_COLUMNS
 _INT = ("n", "rep", "seed")
-_STR = ("dataset", "algorithm", "epsilon_kind", "rule", "error", "sweep")
+_STR = ("dataset", "algorithm", "epsilon_kind", "rule", "error", "sweep", "version")
 
 #: what the x-axis of a privacy-utility curve can be: column -> label
 X_AXES = {
@@ -146,6 +148,18 @@ class PartialWriter:
         self._fh.close()
 
 
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """A short hash of the cgdcore source that computed a row: a resumed sweep never mixes rows of two versions of
+    the program (an algorithm's change changes its numbers)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.blake2b(digest_size=6)
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
 def read_partial(path: Path, sweep_key: str) -> list[dict[str, Any]]:
     """Rows of an interrupted sweep (a torn last line is dropped). Raises if the file holds a
     different sweep's rows, so a resume never mixes two sweeps."""
@@ -166,6 +180,13 @@ def read_partial(path: Path, sweep_key: str) -> list[dict[str, Any]]:
     if other:
         raise UserError(f"{path} holds results of a different sweep (its parameters or seeds differ); choose "
                         "another --out, or pass --no-resume to start over.")
+    versions = set(df["version"].astype(str)) if "version" in df.columns else {"(none recorded)"}
+    if df.empty:
+        versions = set()
+    if versions - {code_version()}:
+        raise UserError(f"{path} was written by another version of the program ({', '.join(sorted(versions))}; "
+                        f"this one is {code_version()}), whose numbers may differ: choose another --out, or pass "
+                        "--no-resume to start over.")
     return to_frame(df.to_dict("records")).to_dict("records")
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from cgdcore import UserError
-from cgdcore.experiments.results import PartialWriter, partial_path, read_partial, row_key, to_frame, write_table
+from cgdcore.experiments.results import (PartialWriter, code_version, partial_path, read_partial, row_key, to_frame,
+                                         write_table)
 from cgdcore.experiments.spec import RunConfig, SweepSpec, parse_algo
 
 __all__ = ["run_one", "run_sweep", "discover_kwargs", "command_for", "config_of", "BACKENDS", "Progress"]
@@ -100,6 +101,7 @@ def run_one(cfg: RunConfig, sweep_key: str = "") -> dict[str, Any]:
 
     row: dict[str, Any] = {"dataset": cfg.dataset, "n": cfg.n, "algorithm": cfg.algorithm, "epsilon": cfg.epsilon,
                            "epsilon_kind": cfg.epsilon_kind, "rep": cfg.rep, "seed": cfg.seed, "sweep": sweep_key,
+                           "version": code_version(),
                            "stopped_early": False}
     t0 = time.perf_counter()
     try:

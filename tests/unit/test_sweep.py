@@ -136,6 +136,24 @@ def test_a_torn_last_line_is_rerun_and_a_different_sweep_is_refused(small_table,
     assert len(run_sweep(other, out=out, resume=False)) == 1 + 3 * 3
 
 
+def test_a_partial_file_from_another_program_version_is_refused(small_table, tmp_path):
+    """A resumed sweep never mixes rows computed by two versions of the code (an algorithm's change changes its
+    numbers): each row records the version, and a partial file of another version — or of none — is refused."""
+    from cgdcore.experiments.results import code_version
+
+    out = tmp_path / "res.csv"
+    run_sweep(SMALL, out=out)
+    df = pd.read_csv(out)
+    assert set(df["version"]) == {code_version()}
+    df.assign(version="0123456789ab").to_csv(out, index=False)
+    with pytest.raises(UserError, match="another version of the program"):
+        run_sweep(SMALL, out=out)
+    df.drop(columns="version").to_csv(out, index=False)
+    with pytest.raises(UserError, match="another version"):
+        run_sweep(SMALL, out=out)
+    assert len(run_sweep(SMALL, out=out, resume=False)) == len(small_table)
+
+
 def test_parquet_export_round_trips(small_table, tmp_path):
     out = tmp_path / "res.parquet"
     df = run_sweep(SMALL, out=out, done_rows=small_table.to_dict("records"))
