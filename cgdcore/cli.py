@@ -340,10 +340,11 @@ def cmd_sample(args) -> int:
 
 
 def cmd_discover(args) -> int:
-    from .discover import ALGORITHMS, discover
+    from .algorithms import REGISTRY
+    from .discover import discover
 
-    if args.algo not in ALGORITHMS:
-        raise UserError(f"unknown or unavailable algorithm {args.algo!r}; available: {', '.join(ALGORITHMS)}.")
+    if args.algo not in REGISTRY:
+        raise UserError(f"unknown or unavailable algorithm {args.algo!r}; available: {', '.join(REGISTRY)}.")
     if args.algo == "fhe-pc" and args.epsilon is not None and args.opt_dp is None:
         raise UserError("--epsilon applies to fhe-pc only with its DP variant: add --fhe-dp once (or per-count).")
     if args.algo == "pc" and any(v is not None for v in (args.epsilon, args.round_epsilon, args.delta)):

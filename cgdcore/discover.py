@@ -300,8 +300,9 @@ def discover(
     if algo in SCORE_ALGORITHMS:
         return _with_release(_discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed,
                                              options=options, round_epsilon=round_epsilon), release)
-    private = algo in PRIVATE_ALGORITHMS
-    defaults = ALGO_DEFAULTS[algo]
+    spec = REGISTRY[algo]
+    private = spec.family == "private-pc"
+    defaults = {"alpha": spec.alpha, "delta": spec.delta}
     alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
     if private:
         ci_test = ci_test or REGISTRY[algo].ci_tests[0]
@@ -394,7 +395,7 @@ def _privatise_for(dataset: Dataset, algo: str, ci_test, ldp: dict, seed):
     extra = set(ldp) - _LDP_KEYS
     if extra:
         raise UserError(f"unknown local-privacy option(s) {sorted(extra)}; allowed: {', '.join(sorted(_LDP_KEYS))}.")
-    if algo in PRIVATE_ALGORITHMS or algo in ("noleaks", "curate-score"):
+    if REGISTRY[algo].private and algo != "fhe-pc":
         raise UserError(f"local privacy already protects every record, so the discovery after it is post-processing "
                         f"and needs no budget: use --algo pc (or notears) with --ldp, not {algo}.")
     debias = ldp.get("debias")

@@ -11,7 +11,23 @@ from cgdcore import UserError
 from cgdcore.algorithms.registry import PARAMS, REGISTRY
 from cgdcore.algorithms.spec import AlgorithmSpec, Param
 
-__all__ = ["AlgorithmSpec", "Param", "PARAMS", "REGISTRY", "get", "names", "check_options", "flag_of"]
+__all__ = ["AlgorithmSpec", "Param", "PARAMS", "REGISTRY", "get", "names", "check_options", "flag_of", "register"]
+
+
+def register(spec: AlgorithmSpec, *params: Param) -> AlgorithmSpec:
+    """Add an algorithm (and any new options it declares) to the registry: ``discover``, its option checks and the
+    sweeps then know it. A private PC algorithm names its policy builder in ``spec.build``."""
+    for p in params:
+        if p.key in PARAMS and PARAMS[p.key] != p:
+            raise ValueError(f"option {p.key!r} is already declared differently")
+        PARAMS[p.key] = p
+    missing = [k for k in spec.params if k not in PARAMS]
+    if missing:
+        raise ValueError(f"{spec.name}: undeclared option(s) {missing}")
+    if spec.family == "private-pc" and spec.name not in REGISTRY and spec.build is None:
+        raise ValueError(f"{spec.name}: a new private PC algorithm names its policy builder (spec.build)")
+    REGISTRY[spec.name] = spec
+    return spec
 
 
 def names(*, family: str | None = None, budget: str | None = None) -> tuple[str, ...]:

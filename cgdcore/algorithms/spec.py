@@ -102,6 +102,9 @@ class AlgorithmSpec:
     ci_tests: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     notes: dict[str, str] = field(default_factory=dict)
+    #: private PC family: "module:function" building the policy from the shared set-up
+    #: (:class:`cgdcore.central.build.Setup`) — how an algorithm outside the built-in ones plugs in
+    build: str | None = None
 
     @property
     def private(self) -> bool:

@@ -8,10 +8,11 @@ states its guarantee at. Anything without a proof voids the guarantee, visibly.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from cgdcore import UserError
-from cgdcore.algorithms import PARAMS
+from cgdcore.algorithms import PARAMS, REGISTRY
 from cgdcore.citests import (KENDALL_PUBLIC_C, curate_p_sensitivity, kendall_p_sensitivity, p_sensitivity,
                              shared_ci_test)
 from cgdcore.pc import max_ci_queries
@@ -51,14 +52,14 @@ RELEASES_PER_ROUND = {"svt-pc": 1, "priv-pc": 2, "em-pc": 1}
 def round_epsilon_for(total: float, d: int, delta: float, rule: str = "advanced", algo: str = "svt-pc") -> float:
     """The per-round ε of a capped sparse-vector run given only its total: the largest for which the run's filter
     admits ``ROUNDS_PER_PAIR[algo]`` rounds per pair of variables, each round as the releases it makes."""
-    k = RELEASES_PER_ROUND[algo]
-    releases = k * ROUNDS_PER_PAIR[algo] * math.comb(d, 2)
+    k = RELEASES_PER_ROUND.get(algo, 1)
+    releases = k * ROUNDS_PER_PAIR.get(algo, 1) * math.comb(d, 2)
     return k * Ledger(budget=total, delta=delta, rule=rule).largest_uniform(releases, total)
 
 
 def round_rule(algo: str, d: int) -> str:
     """The round rule in words, for notes and help."""
-    r = ROUNDS_PER_PAIR[algo]
+    r = ROUNDS_PER_PAIR.get(algo, 1)
     return (f"{'one round' if r == 1 else f'{r} rounds'} per pair of variables ({r * math.comb(d, 2)} rounds"
             + ("; false alarms of the sieve end rounds too" if algo == "priv-pc" else "") + ")")
 
@@ -84,6 +85,37 @@ def check_sensitivity(sens: float, n: int, what: str, c: float, sided: str) -> N
             f"{n} rows are too few for {what}: the p-value sensitivity is {sens:.3g} (more than "
             f"{MAX_P_SENSITIVITY}), so the noise would drown every decision. Use at least {min_rows(c, sided):,} rows."
         )
+
+
+@dataclass
+class Setup:
+    """What every private PC algorithm shares, settled before its policy is built: the proven Kendall test, the
+    decision scale with its sensitivity, the noise sampler and generator, the budget (total ε, δ) and a function
+    that opens the run's ledger (a budget filter), the maximum order, the algorithm's remaining options, and the
+    notes, info and params the run reports. A plugged-in builder returns ``(policy, ledger)``."""
+
+    algo: str
+    test: Any
+    data: Any
+    rng: Any
+    scale: Any
+    sampler: str
+    total: float | None
+    delta: float
+    max_order: int | None
+    options: dict
+    notes: list
+    info: dict
+    params: dict
+    ledger_for: Any
+
+
+def _builder(path: str):
+    """The function ``module:name`` that builds a plugged-in algorithm's policy."""
+    import importlib
+
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_epsilon, delta, seed,
@@ -122,7 +154,7 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     from cgdcore.central.policies import GaussPolicy, LaplacePolicy, PrivPCPolicy, SVTPolicy, optimal_subsample_ratio
     from cgdcore.central.scale import DecisionScale
 
-    if algo in ("svt-pc", "priv-pc", "em-pc"):
+    if REGISTRY[algo].budget == "round":
         if round_epsilon is None and total is not None:
             round_epsilon = round_epsilon_for(total, d, delta, composition, algo)
             notes.append(f"per-round ε not given: {round_epsilon:.4g}, the largest for which the {composition} filter "
@@ -187,7 +219,13 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     params["sensitivity"] = scale.sensitivity
     params["sampler"] = sampler
 
-    if algo in ("laplace-pc", "gauss-pc"):
+    spec = REGISTRY[algo]
+    if spec.build is not None:  # an algorithm that plugs in: its builder gets the shared set-up
+        setup = Setup(algo=algo, test=test, data=data, rng=rng, scale=scale, sampler=sampler, total=total,
+                      delta=delta, max_order=max_order, options=options, notes=notes, info=info, params=params,
+                      ledger_for=ledger_for)
+        policy, ledger = _builder(spec.build)(setup)
+    elif algo in ("laplace-pc", "gauss-pc"):
         ledger = ledger_for(None)
         cls = LaplacePolicy if algo == "laplace-pc" else GaussPolicy
         policy = cls(test, ledger, rng, scale, max_order=max_order, sampler=sampler)

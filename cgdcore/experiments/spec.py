@@ -104,7 +104,7 @@ def parse_epsilon_grid(text: str) -> tuple[float, ...]:
 def parse_algo(label: str) -> AlgoSpec:
     """``priv-pc``, ``priv-pc[subsample_ratio=1]``, ``pc+krr-comb`` or ``pc+geo-comb[debias=invert]``."""
     from cgdcore.algorithms import PARAMS
-    from cgdcore.discover import ALGORITHMS
+    from cgdcore.algorithms import REGISTRY as ALGORITHMS
     from cgdcore.local.privatize import MECHANISMS
 
     text = str(label).strip()
