@@ -4,7 +4,8 @@ import streamlit as st
 from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
-from ui.privacy import accounting_table, guarantee_metrics, noise_seed_input, paper_vs_guarantee, status_legend
+from ui.privacy import (accounting_table, filter_state, guarantee_metrics, noise_seed_input, paper_vs_guarantee,
+                        status_legend)
 
 route_through_app()
 
@@ -71,14 +72,34 @@ with user_errors():
         cur = run_discovery(("budget", name, n, tuple(sorted(curate_params.items())),
                              tuple(sorted(curate_opts.items())), draw), ds, options=curate_opts, **curate_params)
         priv = run_discovery(("budget", name, n, tuple(sorted(priv_params.items())), draw), ds, **priv_params)
-        status.update(label=f"CURATE: {cur.result.n_ci_tests} tests, Priv-PC: {priv.result.n_ci_tests} tests",
-                      state="complete")
+        gauss_params = dict(algo="gauss-pc", epsilon=total, seed=seed, alpha=0.05, kendall_sided="one")
+        gauss = run_discovery(("budget", name, n, tuple(sorted(gauss_params.items())), draw), ds, **gauss_params)
+        status.update(label=f"CURATE: {cur.result.n_ci_tests} tests, Priv-PC: {priv.result.n_ci_tests} tests, "
+                            f"Gauss-PC: {gauss.result.n_ci_tests} tests", state="complete")
 
 from cgdcore.viz import privacy as vp  # noqa: E402
 
-tab_cur, tab_bounds, tab_priv, tab_acc = st.tabs(
-    ["CURATE: planned vs used", "Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise",
-     "As in paper vs guaranteed"])
+tab_cur, tab_gauss, tab_bounds, tab_priv, tab_acc = st.tabs(
+    ["CURATE: planned vs used", "Gauss-PC: ρ per order", "Lemma 1 and objective (2)",
+     "Priv-PC: sub-sampling and noise", "As in paper vs guaranteed"])
+
+with tab_gauss:
+    gp = gauss.privacy
+    st.markdown(f"The same total **ε = {total:g}** spent by Gauss-PC, which composes its releases in zero-concentrated "
+                f"DP (Bun & Steinke 2016): k releases of ρ each cost kρ, and ρ converts to (ε, δ = {gp['delta']:g}) "
+                "exactly once, for the headline — so ε grows like √k, not k.")
+    filter_state(gp)
+    g1, g2, g3 = st.columns(3)
+    g1.metric("Skeleton F1, Gauss-PC", f"{gauss.metrics['skeleton_f1']:.3f}" if gauss.metrics else "—")
+    g2.metric("Skeleton F1, CURATE", f"{cur.metrics['skeleton_f1']:.3f}" if cur.metrics else "—")
+    g3.metric("Releases", f"{gp['releases']:,}")
+    gplan = vp.plan_rows(gp["plan"])
+    st.dataframe(gplan, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                                        for c in gplan[0] if c != "order" and "(" not in c})
+    st.caption("Each order gets half of what the filter has left (all of it for the last order the degrees allow), "
+               "split over its edges: one release per edge — the smallest |z| over its candidate separating sets "
+               "plus discrete Gaussian noise — and, for an edge it removes, an exponential-mechanism choice of the "
+               "separating set at half a release's ρ. What an order does not use carries forward.")
 
 with tab_cur:
     plans = cur.privacy["plans"]
@@ -173,4 +194,5 @@ plan_rows = [{"planned at order": p["order"], "budget left": p["remaining"], "ed
 download_row([("CURATE's plans (CSV)", "csv", pd.DataFrame(plan_rows), "curate_plans.csv"),
               ("CURATE's releases (CSV)", "csv", ledger_table(cur.extras["ledger"]), "curate_ledger.csv"),
               ("Priv-PC's releases (CSV)", "csv", ledger_table(priv.extras["ledger"]), "privpc_ledger.csv"),
+              ("Gauss-PC's plan (CSV)", "csv", pd.DataFrame(vp.plan_rows(gauss.privacy["plan"])), "gausspc_plan.csv"),
               ("Plan figure (HTML)", "html", plan_fig, "curate_plan.html")], "bdl")

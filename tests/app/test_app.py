@@ -187,7 +187,9 @@ def test_budget_page_runs_curate_and_priv_pc():
     assert "Privacy budget" in at.title[0].value
     assert len(at.get("plotly_chart")) >= 5
     labels = {m.label for m in at.metric}
-    assert {"Total budget", "ε used", "Sub-sample m", "Sieve ε′", "Guaranteed ε"} <= labels
+    assert {"Total budget", "ε used", "Sub-sample m", "Sieve ε′", "Guaranteed ε", "Skeleton F1, Gauss-PC"} <= labels
+    gauss = next(v for m, v in ((m.label, m.value) for m in at.metric) if m == "Skeleton F1, Gauss-PC")
+    assert 0.0 <= float(gauss) <= 1.0
 
 
 def _accounting_tables(at):
@@ -568,7 +570,7 @@ def _downloads(at) -> dict:
 @pytest.mark.parametrize("page,params,labels", [
     ("pages/score.py", {"salgo": "noleaks"}, {"Weights W (CSV)", "Optimiser trace (CSV)", "Every release (CSV)",
                                               "Result (JSON)", "Graph figure (HTML)"}),
-    ("pages/budget.py", {}, {"CURATE's plans (CSV)", "CURATE's releases (CSV)", "Priv-PC's releases (CSV)",
+    ("pages/budget.py", {}, {"Gauss-PC's plan (CSV)", "CURATE's plans (CSV)", "CURATE's releases (CSV)", "Priv-PC's releases (CSV)",
                              "Plan figure (HTML)"}),
     ("pages/local.py", {}, {"Privatised records (CSV)"}),
     ("pages/discover.py", {}, {"Edge list (CSV)", "Result (JSON)", "Graph (DOT)", "Graph figure (HTML)"}),
