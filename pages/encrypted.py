@@ -266,7 +266,7 @@ if len(tabs) > 4:
         st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
                    + status_legend())
 
-st.subheader("Downloads")
+st.subheader("Downloads and the command that reproduces this run")
 items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),
          ("Agreement per level (CSV)", "csv", pd.DataFrame(cmp["levels"]), "agreement_per_level.csv"),
          ("Agreement figure (HTML)", "html", viz_fhe.agreement_figure(cmp["levels"], paper_row(net, stat) if n >= 1000 else None),
@@ -274,3 +274,8 @@ items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),
 if res.extras.get("ledger") is not None:
     items.append(("Every release (CSV)", "csv", ledger_table(res.extras["ledger"]), "ledger.csv"))
 download_row(items, "fdl")
+from cgdcore.cli import command_line  # noqa: E402
+
+st.code(command_line(net, n, {"algo": "fhe-pc", "ci_test": stat, "alpha": alpha, "max_order": max_order,
+                              "epsilon": eps, "seed": seed, "options": options}, data_seed=seed)
+        or "(an option of this run has no command-line flag)", language="bash")

@@ -200,6 +200,19 @@ with tabs[3]:
         with sub[-1]:
             st.plotly_chart(viz.graph_figure(base.cpdag, clean.truth, names, title_learned="PC on clean bins"),
                             key="lg_clean", width="stretch")
+        with st.expander("The commands that reproduce these runs", icon=":material/terminal:"):
+            from cgdcore.cli import command_line
+
+            rows = n  # None for the real datasets, used whole
+            binning = {"bins": bins or None, "log": log} if not raw.is_discrete else {}
+            runs = [("naive", {"algo": "pc", "ci_test": naive_test, "alpha": alpha, "max_order": mo,
+                               "ldp": {**full, **binning}})]
+            if deb is not None:
+                runs.append(("de-biased", {"algo": "pc", "ci_test": "g2", "alpha": alpha, "max_order": mo,
+                                           "ldp": {**dfull, **binning}}))
+            for label, call in runs:
+                st.caption(label)
+                st.code(command_line(spec, rows, call, data_seed=0) or "(no command-line form)", language="bash")
 
 with tabs[4]:
     st.markdown("SHD and skeleton F1 of PC against the truth for **every mechanism** at the paper's privacy levels, "

@@ -344,6 +344,12 @@ def test_encrypted_page_secure_aggregation_and_dp():
     assert any("(ε = 2, δ = 1e-06)-differentially private" in s.value for s in at2.success)
     assert {"Report (JSON)", "Agreement per level (CSV)", "Agreement figure (HTML)"} <= set(_downloads(at))
     assert "Every release (CSV)" in _downloads(at2) and "Every release (CSV)" not in _downloads(at)
+    cmd = next(c.value for c in at2.code if "cgdcore discover" in c.value)
+    assert "--algo fhe-pc" in cmd and "--fhe-dp once" in cmd and "--epsilon 2" in cmd
+    from cgdcore.cli import main as cli_main
+    import shlex
+
+    assert cli_main(shlex.split(cmd)[3:] + ["--json"]) == 0
 
 
 def test_encrypted_page_warm_mode_waits_for_the_button():
@@ -582,7 +588,7 @@ def test_every_result_page_offers_its_downloads(page, params, labels):
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert labels <= set(_downloads(at)), set(_downloads(at))
-    if page in ("pages/score.py", "pages/discover.py"):
+    if page in ("pages/score.py", "pages/discover.py", "pages/local.py"):
         assert any("python -m cgdcore discover" in c.value for c in at.code)
 
 
