@@ -49,6 +49,7 @@ bench: $(DEV_STAMP) chromium
 	$(BIN)/python bench/tables.py
 	$(BIN)/python bench/privpc.py
 	$(BIN)/python bench/orientation.py
+	$(BIN)/python bench/causal_learn.py
 	$(BIN)/python bench/central.py
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/local.py
