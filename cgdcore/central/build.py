@@ -71,12 +71,12 @@ def max_reach(n: int, d: int) -> int:
 
 def min_rows(c: float, sided: str) -> int:
     """Smallest n with p_sensitivity(c/√n) ≤ MAX_P_SENSITIVITY."""
-    from scipy.stats import norm
+    from scipy.special import ndtri  # Φ⁻¹ (what scipy.stats.norm.ppf computes)
 
     target = MAX_P_SENSITIVITY / (2.0 if sided == "two" else 1.0)
     if target >= 0.5:
         return 1
-    return int(math.ceil((c / norm.ppf(0.5 + target)) ** 2))
+    return int(math.ceil((c / ndtri(0.5 + target)) ** 2))
 
 
 def check_sensitivity(sens: float, n: int, what: str, c: float, sided: str) -> None:

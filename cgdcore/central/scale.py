@@ -33,9 +33,9 @@ MAX_NOISE_SD = 10.0
 
 def z_alpha(alpha: float, sided: str = "one") -> float:
     """The |z| at which the exact test's p-value equals α: Φ⁻¹(1 − α) one-sided, Φ⁻¹(1 − α/2) two-sided."""
-    from scipy.stats import norm
+    from scipy.special import ndtri  # Φ⁻¹; scipy.stats.norm.isf(q) is −ndtri(q), without importing scipy.stats
 
-    return float(norm.isf(alpha if sided == "one" else alpha / 2.0))
+    return float(-ndtri(alpha if sided == "one" else alpha / 2.0))
 
 
 def _laplace_tail(c: float, b: float) -> float:
