@@ -185,7 +185,7 @@ with tab_acc:
                "filter (Whitehouse et al. 2023) holds when the releases are chosen adaptively, as PC's are, and is "
                "tighter still. Both beat basic composition only when ε₀ is small and the releases are many.")
 
-st.subheader("Downloads")
+st.subheader("Downloads and the commands that reproduce these runs")
 import pandas as pd  # noqa: E402
 
 plan_rows = [{"planned at order": p["order"], "budget left": p["remaining"], "edges left": p["edges"],
@@ -196,3 +196,9 @@ download_row([("CURATE's plans (CSV)", "csv", pd.DataFrame(plan_rows), "curate_p
               ("Priv-PC's releases (CSV)", "csv", ledger_table(priv.extras["ledger"]), "privpc_ledger.csv"),
               ("Gauss-PC's plan (CSV)", "csv", pd.DataFrame(vp.plan_rows(gauss.privacy["plan"])), "gausspc_plan.csv"),
               ("Plan figure (HTML)", "html", plan_fig, "curate_plan.html")], "bdl")
+from cgdcore.cli import command_line  # noqa: E402
+
+for label, call in (("CURATE", {**curate_params, "options": curate_opts}), ("Priv-PC", priv_params),
+                    ("Gauss-PC", gauss_params)):
+    st.caption(label)
+    st.code(command_line(name, n, call, data_seed=0) or "(no command-line form)", language="bash")

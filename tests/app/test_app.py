@@ -588,7 +588,7 @@ def test_every_result_page_offers_its_downloads(page, params, labels):
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert labels <= set(_downloads(at)), set(_downloads(at))
-    if page in ("pages/score.py", "pages/discover.py", "pages/local.py"):
+    if page in ("pages/score.py", "pages/discover.py", "pages/local.py", "pages/budget.py"):
         assert any("python -m cgdcore discover" in c.value for c in at.code)
 
 
