@@ -1,7 +1,8 @@
 """Utility of the central private algorithms against a total ε, with the targets of the useful-central-DP issue.
 
 Usage: python bench/utility.py [--n 100000] [--networks sachs,child,alarm] [--seeds 10]
-                               [--epsilons 0.3,1,3,10,30,100] [--algos gauss-pc,laplace-pc,svt-pc,priv-pc,curate]
+                               [--epsilons 0.3,1,3,10,30,100]
+                               [--algos gauss-pc,gauss-pc/g2,laplace-pc,svt-pc,priv-pc,curate]
                                [--paper-scale] [--no-local]
 
 Every run is capped at the total ε (sparse-vector family: its default round ε, the largest its filter admits
@@ -39,7 +40,8 @@ def main():
     ap.add_argument("--networks", default="sachs,child,alarm")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--epsilons", default="0.3,1,3,10,30,100")
-    ap.add_argument("--algos", default="gauss-pc,laplace-pc,svt-pc,priv-pc,curate")
+    ap.add_argument("--algos", default="gauss-pc,gauss-pc/g2,laplace-pc,svt-pc,priv-pc,curate",
+                    help="algorithm[/CI test], comma-separated (gauss-pc/g2: Gauss-PC on the G statistic)")
     ap.add_argument("--paper-scale", action="store_true", help="also run the Laplace-based algorithms on the p scale")
     ap.add_argument("--no-local", action="store_true")
     args = ap.parse_args()
@@ -47,7 +49,7 @@ def main():
     algos = args.algos.split(",")
     configs = [(a, {}) for a in algos]
     if args.paper_scale:
-        configs += [(a, {"scale": "p"}) for a in algos if a != "gauss-pc"]
+        configs += [(a, {"scale": "p"}) for a in algos if not a.startswith("gauss-pc")]
     print(f"n = {args.n:,}, noise seeds 0..{args.seeds - 1}, data seed 0, total ε as a cap; skeleton F1 mean ± s.e.")
     failures = []
     for net in args.networks.split(","):
@@ -57,7 +59,7 @@ def main():
         print(f"\n{net}: PC (G-test) {pc:.3f}, every pair {base:.3f}")
         print(f"{'algorithm':<22}" + "".join(f"{'ε=' + format(e, 'g'):>15}" for e in epsilons) + f"{'CPU s/run':>11}")
         table = {}
-        rows = [(f"{a}{'[p]' if o else ''}", a, o) for a, o in configs]
+        rows = [(f"{a}{'[p]' if o else ''}", a, o) for a, o in configs]  # a = "algorithm[/CI test]"
         if not args.no_local:
             rows.append(("local k-RR + PC", "pc", None))
         for label, algo, opts in rows:
@@ -70,7 +72,8 @@ def main():
                     if opts is None:
                         r = discover(ds, algo="pc", seed=s, ldp={"mechanism": "krr-cwise", "epsilon": e})
                     else:
-                        r = discover(ds, algo=algo, epsilon=e, seed=s, options=opts or None)
+                        name, _, test = algo.partition("/")
+                        r = discover(ds, algo=name, epsilon=e, seed=s, options=opts or None, ci_test=test or None)
                     f1.append(r.metrics["skeleton_f1"])
                     runs += 1
                 table[(label, e)] = mean_se(f1)

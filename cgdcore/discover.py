@@ -310,8 +310,9 @@ def discover(
             raise UserError("em-pc uses the G-test (its utility counts records that flip a G-test); "
                             "choose the g2 CI test.")
         if ci_test not in REGISTRY[algo].ci_tests:
-            raise UserError(f"{algo} needs the 'kendall' CI test: χ², G and Fisher-z have unbounded sensitivity, "
-                            "so no finite noise makes them private.")
+            allowed = " or ".join(f"'{t}'" for t in REGISTRY[algo].ci_tests)
+            raise UserError(f"{algo} needs the {allowed} CI test: the others' sensitivity is unbounded or unproven "
+                            "for it, so no finite noise makes them private.")
         kendall_sided = kendall_sided or "one"
         if algo == "em-pc" and orientation != "standard":
             raise UserError("em-pc decides whole nodes with the exponential mechanism and cannot re-test "

@@ -13,7 +13,7 @@ from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE
 from cgdcore.metrics import CONVENTIONS
 from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
-                       run_discovery, run_discovery_on_upload, run_stored, user_errors)
+                       run_discovery, run_discovery_on_upload, run_stored, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
 from ui.downloads import ledger_table
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
@@ -22,6 +22,7 @@ from ui.widgets import option_input
 route_through_app()
 
 URL = {"bind": "query-params"}
+PRIVATE_TESTS = {"kendall": "Kendall τ (small sensitivity)", "g2": "G-test (sees any dependence)"}
 
 st.title("Discover a causal graph")
 st.caption("Learn a CPDAG with the PC algorithm — plain or differentially private — and compare it with the "
@@ -162,7 +163,14 @@ with checked_url_settings(), st.sidebar:
                 algo_opts["beta2"] = algo_opts["beta1"]
 
     st.header("Test")
-    if private:
+    if private and len(REGISTRY[algo].ci_tests) > 1:
+        url_accepts_names("private_test", REGISTRY[algo].ci_tests, PRIVATE_TESTS.get)  # ?private_test=g2
+        ci_test = st.selectbox("CI test", REGISTRY[algo].ci_tests, key="private_test", format_func=PRIVATE_TESTS.get,
+                               help="Both statistics have a proven sensitivity. Kendall's is tiny (9/√n) but it sees "
+                                    "only monotone dependence; G sees any dependence, at a sensitivity of about "
+                                    "4(ln n + 1). Kendall wins at small ε, G at large ε.", **URL)
+        st.caption(CI_TEST_DESCRIPTIONS.get(ci_test, ""))
+    elif private:
         ci_test = REGISTRY[algo].ci_tests[0]
         st.caption("CI test: **G-test** (EM-PC's utility counts records that flip it)." if algo == "em-pc" else
                    "CI test: **conditional Kendall τ** — the statistic with a bounded sensitivity.")
@@ -382,8 +390,12 @@ if pv:
                            "last order the degrees allow), split over the order's edges — one release each, the "
                            "smallest |z| over all the edge's candidate separating sets plus Gaussian noise — and the "
                            "exponential-mechanism choice of a separating set for each edge it removes (half a "
-                           "release's ρ). What an order does not use carries forward. The line is the critical value "
-                           "the noisy minimum is compared with, calibrated to that order's noise.")
+                           "release's ρ). What an order does not use carries forward. "
+                           + ("On the G-test each candidate set releases G minus its χ² critical value (public "
+                              "degrees of freedom); the line is a margin calibrated to the noise and the sets' "
+                              "degrees of freedom, so it differs per edge and is shown in the trace, not here."
+                              if ci_test == "g2" else "The line is the critical value the noisy minimum is compared "
+                              "with, calibrated to that order's noise."))
             else:
                 st.caption("The plan, order by order: half of what the filter has left (all of it for the last order "
                            "the degrees allow) for the order's upper bound on tests, evenly per test; what an order "

@@ -11,7 +11,7 @@ from ui.common import checked_url_settings, explain, route_through_app, user_err
 route_through_app()
 
 URL = {"bind": "query-params"}
-ALGOS = ["pc[ci_test=kendall]", "pc", "gauss-pc", "priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc",
+ALGOS = ["pc[ci_test=kendall]", "pc", "gauss-pc", "gauss-pc[ci_test=g2]", "priv-pc", "svt-pc", "em-pc", "curate", "laplace-pc",
          "priv-pc[scale=p]", "svt-pc[scale=p]", "curate[scale=p]", "laplace-pc[scale=p]", "priv-pc[subsample_ratio=1]",
          "noleaks", "curate-score", "notears", "fhe-pc", "pc+krr-cwise", "pc+krr-comb", "pc+geo-cwise", "pc+geo-comb"]
 DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "em-pc"], "toeps": "logspace:-2:1.5:21",

@@ -91,7 +91,7 @@ REGISTRY: dict[str, AlgorithmSpec] = {s.name: s for s in (
     _S("gauss-pc", "Gauss-PC", "private-pc", "zcdp",
        "Gauss-PC: one release per edge and order — the smallest |z| over its candidate separating sets plus a "
        "(discrete) Gaussian — composed in zCDP so k releases cost √k; the total ε is planned order by order",
-       "Bun & Steinke 2016; Canonne, Kamath & Steinke 2020", alpha=0.05, delta=1e-6, ci_tests=("kendall",),
+       "Bun & Steinke 2016; Canonne, Kamath & Steinke 2020", alpha=0.05, delta=1e-6, ci_tests=("kendall", "g2"),
        params=("statistic", "c1", "composition")),
     _S("svt-pc", "SVT-PC", "private-pc", "round",
        "SVT-PC: textbook sparse vector (AboveThreshold) over all CI tests; ε per deleted edge",

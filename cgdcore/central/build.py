@@ -13,8 +13,8 @@ from typing import Any
 
 from cgdcore import UserError
 from cgdcore.algorithms import PARAMS, REGISTRY
-from cgdcore.citests import (KENDALL_PUBLIC_C, curate_p_sensitivity, kendall_p_sensitivity, p_sensitivity,
-                             shared_ci_test)
+from cgdcore.citests import (KENDALL_PUBLIC_C, curate_p_sensitivity, g2_sensitivity, kendall_p_sensitivity,
+                             p_sensitivity, shared_ci_test)
 from cgdcore.pc import max_ci_queries
 from cgdcore.privacy import noise_generator
 from cgdcore.privacy.ledger import Ledger, privpc_code_composition, validate_delta, validate_epsilon
@@ -194,6 +194,9 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         notes = [note for note in notes if not note.startswith("no total budget given")]
         return policy, ledger, {"params": params, "noise": noise}, notes, max_order
 
+    if algo == "gauss-pc" and test.name == "g2":
+        return _gauss_g(test, data, rng, alpha, statistic, c1, options, max_order, params, info, notes,
+                        noise, sampler, ledger_for)
     normaliser = "public" if statistic == "sound" else "strata"
     test = shared_ci_test("kendall", test.stats, sided=sided, normaliser=normaliser)
     if statistic == "sound":
@@ -294,6 +297,27 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
     info["noise"] = noise
     if not ledger.guarantee_valid:  # a run without a proof states no bound, not even at its worst case
         notes = [note for note in notes if not note.startswith("no total budget given")]
+    return policy, ledger, info, notes, max_order
+
+
+def _gauss_g(test, data, rng, alpha, statistic, c1, options, max_order, params, info, notes, noise,
+             sampler, ledger_for):
+    """Gauss-PC on the G statistic: ΔG = g2_sensitivity(n) (proven for any arities and strata), the excess over
+    the public-dof χ² quantile released per edge (cgdcore.central.scale.GScale)."""
+    from cgdcore.central.policies import GaussPolicy
+    from cgdcore.central.scale import GScale
+
+    if statistic != "sound" or c1 is not None:
+        raise UserError("the statistic and c1 options choose Priv-PC's Kendall statistic; with the g2 test "
+                        "Gauss-PC releases G, whose sensitivity is proven (leave them out).")
+    scale = GScale(alpha, g2_sensitivity(data.n), data.arities)
+    params.update({"statistic": "g2", "scale": "g", "sensitivity": scale.sensitivity, "sampler": sampler})
+    notes.append(f"G statistic with sensitivity ΔG = {scale.sensitivity:.4g} (4[n ln n − (n − 1) ln(n − 1)]); the "
+                 "degrees of freedom come from the numbers of levels, which are taken as public (the schema)")
+    ledger = ledger_for(None)
+    policy = GaussPolicy(test, ledger, rng, scale, max_order=max_order, sampler=sampler)
+    info.update({"plan": policy.plan, "params": params, "noise": noise})
+    _reject_unknown(options, "gauss-pc")
     return policy, ledger, info, notes, max_order
 
 

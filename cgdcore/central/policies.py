@@ -23,7 +23,7 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.citests import make_ci_test
 from cgdcore.pc import Decision, Policy
-from cgdcore.central.scale import MAX_NOISE_SD, Z_BOUND, DecisionScale, critical_value, z_alpha
+from cgdcore.central.scale import MAX_NOISE_SD, Z_BOUND, DecisionScale, critical_value, min_abs_z, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, ExponentialMechanism, GaussianMechanism,
                                         LaplaceMechanism, SieveAndExamine, check_sampler)
@@ -81,15 +81,17 @@ def optimal_subsample_ratio(eps: float, lo: float = 1.0, hi: float = 20.0) -> fl
 
 
 class PrivatePolicy(Policy):
-    """Shared parts: the full-data Kendall test, the decision scale, the ledger, the RNG, the stop flag."""
+    """Shared parts: the full-data test (Kendall; G for Gauss-PC on the G scale), the decision scale, the ledger, the RNG, the stop flag."""
 
     stage = ""
 
     def __init__(self, test, ledger: Ledger, rng: np.random.Generator, scale: DecisionScale,
                  sampler: str = DEFAULT_SAMPLER):
-        if getattr(test, "name", None) != "kendall":
+        allowed = ("kendall", "g2") if getattr(scale, "kind", None) == "g" else ("kendall",)
+        if getattr(test, "name", None) not in allowed:
             raise UserError("private constraint-based algorithms need the 'kendall' CI test "
-                            "(χ², G and Fisher-z have unbounded sensitivity).")
+                            "(χ², G and Fisher-z have unbounded sensitivity; gauss-pc also takes g2, whose "
+                            "sensitivity it bounds).")
         self.test = test
         self.ledger = ledger
         self.rng = rng
@@ -210,14 +212,6 @@ def edges_at_order(adjacency, order: int) -> tuple[int, int]:
     return e, e_sel
 
 
-def min_abs_z(statistics) -> tuple[np.ndarray, int]:
-    """(|z̃_S| clipped to ``Z_BOUND`` for every candidate S, the index of the smallest): Gauss-PC releases the
-    smallest. Sensitivity < Δ whenever every z̃_S moves by less than Δ (|min a − min b| ≤ max |a − b|; abs and
-    clipping are 1-Lipschitz)."""
-    z = np.minimum(np.abs(np.asarray(statistics, dtype=float)), Z_BOUND)
-    return z, int(np.argmin(z))
-
-
 class GaussPolicy(_PlannedPolicy):
     """Gauss-PC: one release per edge and order — the smallest |z̃| over all the edge's candidate separating
     sets, plus discrete Gaussian noise — composed in zCDP, and, for a removed edge with several candidates, the
@@ -248,6 +242,7 @@ class GaussPolicy(_PlannedPolicy):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.min_line = self.line
+        self.sd = 0.0
         self.select_rho = 0.0
 
     def _plan(self, share, t, order, adjacency):
@@ -267,8 +262,12 @@ class GaussPolicy(_PlannedPolicy):
         return mech
 
     def _planned(self, scale):
-        self.min_line = self.scale.min_line(scale)
-        self.plan[-1]["line"] = self.min_line
+        self.sd = scale
+        if self.scale.kind == "g":  # the line depends on each edge's candidate sets (GScale.set_line)
+            self.plan[-1]["line"] = None
+        else:
+            self.min_line = self.scale.min_line(scale)
+            self.plan[-1]["line"] = self.min_line
 
     def _charged(self, mech):
         return mech._epsilon()
@@ -276,7 +275,7 @@ class GaussPolicy(_PlannedPolicy):
     def decide_edge(self, x, y, sets, order):
         mech = self.mechanism
         sel = (ExponentialMechanism(self.sensitivity, math.sqrt(8.0 * self.select_rho), self.rng, self.ledger,
-                                    bound=Z_BOUND + len(sets) * self.sensitivity, mechanism="exponential",
+                                    bound=self.scale.bound + len(sets) * self.sensitivity, mechanism="exponential",
                                     group=f"order {order} separating sets")
                if len(sets) > 1 and self.select_rho > 0 else None)
         costs = [] if mech is None else [(mech._epsilon(), 0.0, mech.cost)]
@@ -285,20 +284,23 @@ class GaussPolicy(_PlannedPolicy):
         if mech is None or not self.ledger.can_afford(*costs):
             return self._budget_stop(0.0 if mech is None else mech._epsilon()), None
         results = [self.test(x, y, S) for S in sets]
-        z, best = min_abs_z([r.statistic for r in results])
-        v = mech.release(float(z[best]), order=order, what=f"min |z| of {x}–{y} over {len(sets)} set(s)")
-        independent = v.noisy <= self.min_line
+        z = self.scale.excess(x, y, sets, results)
+        best = int(np.argmin(z))
+        line = self.scale.set_line(x, y, sets, self.sd)
+        what = "min |z|" if self.scale.kind != "g" else "min (G − q)"
+        v = mech.release(float(z[best]), order=order, what=f"{what} of {x}–{y} over {len(sets)} set(s)")
+        independent = v.noisy <= line
         charged = mech._epsilon()
         S = None
         if independent:
             if sel is None:
                 S = tuple(sets[0])
             else:
-                util = -np.maximum(z, self.min_line) - np.arange(len(sets)) * (self.sensitivity / 8.0)
+                util = -np.maximum(z, line) - np.arange(len(sets)) * (self.sensitivity / 8.0)
                 S = tuple(sets[sel.select(util, order=order, what=f"separating set of {x}–{y}")])
                 charged += sel.cost
         p = max(float(r.p_value) for r in results)
-        return Decision(independent, float(results[best].statistic), p, v.noise, v.noisy, self.min_line, charged,
+        return Decision(independent, float(results[best].statistic), p, v.noise, v.noisy, line, charged,
                         self.stage, v.released, v.sensitivity), S
 
 

@@ -19,9 +19,12 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 from cgdcore import UserError
 
-__all__ = ["SCALES", "Z_BOUND", "MAX_NOISE_SD", "DecisionScale", "z_alpha", "critical_value", "critical_value_min"]
+__all__ = ["SCALES", "Z_BOUND", "G_BOUND", "MAX_NOISE_SD", "DecisionScale", "GScale", "z_alpha", "critical_value",
+           "critical_value_min", "chi2_quantile", "g_margin", "min_abs_z"]
 
 SCALES = ("z", "p")
 #: |z̃| beyond this is clipped before release: no decision changes (every critical value here is far below it).
@@ -90,6 +93,14 @@ def critical_value_min(z_a: float, sd: float) -> float:
     return float(brentq(lambda c: tail(c) - target, z_a - 1.0, z_a + 10.0 * sd + 10.0, xtol=1e-9))
 
 
+def min_abs_z(statistics) -> tuple[np.ndarray, int]:
+    """(|z̃_S| clipped to ``Z_BOUND`` for every candidate S, the index of the smallest): Gauss-PC releases the
+    smallest. Sensitivity < Δ whenever every z̃_S moves by less than Δ (|min a − min b| ≤ max |a − b|; abs and
+    clipping are 1-Lipschitz)."""
+    z = np.minimum(np.abs(np.asarray(statistics, dtype=float)), Z_BOUND)
+    return z, int(np.argmin(z))
+
+
 class DecisionScale:
     """The scale of one run: what is noised, its sensitivity and bound, and how a noisy value decides."""
 
@@ -131,6 +142,14 @@ class DecisionScale:
         noise up to ``MAX_NOISE_SD`` like :meth:`line`."""
         return critical_value_min(self.z_alpha, min(sd, MAX_NOISE_SD))
 
+    def excess(self, x: int, y: int, sets, results) -> np.ndarray:
+        """What Gauss-PC minimises over an edge's candidate sets: |z̃_S| clipped to ``Z_BOUND``."""
+        return min_abs_z([r.statistic for r in results])[0]
+
+    def set_line(self, x: int, y: int, sets, sd: float) -> float:
+        """The line for Gauss-PC's released minimum (:meth:`min_line`; the same for every edge)."""
+        return self.min_line(sd)
+
     def independent(self, noisy: float, line: float) -> bool:
         """The decision from a noisy Laplace/Gaussian release: |z̃ + noise| ≤ c, or p + noise ≥ T."""
         return abs(noisy) <= line if self.kind == "z" else noisy >= line
@@ -138,3 +157,78 @@ class DecisionScale:
     def svt_threshold(self, line: float) -> float:
         """A sparse-vector threshold for :meth:`score`: −c on the z scale, T on the p scale."""
         return -line if self.kind == "z" else line
+
+
+#: |G − q| beyond this is clipped before release (no decision changes: every line here is far below it).
+G_BOUND = 1.0e7
+
+
+@functools.lru_cache(maxsize=4096)
+def chi2_quantile(dof: int, alpha: float) -> float:
+    """q with P(χ²_dof > q) = α: the exact G-test's critical value."""
+    from scipy.special import chdtri
+
+    return float(chdtri(dof, alpha))
+
+
+@functools.lru_cache(maxsize=4096)
+def g_margin(dof: int, alpha: float, sd: float) -> float:
+    """c ≥ 0 with P(X + N > q + c) = α for X ~ χ²_dof, N ~ N(0, sd²) and q = :func:`chi2_quantile`: the margin
+    that keeps the noisy G-test's false-dependence rate at the exact test's α (where χ²_dof is G's null law).
+    P(X + N > t) = ∫ p_dof(x)·Φ̄((t − x)/sd) dx, decreasing in t, solved by bisection."""
+    q = chi2_quantile(dof, alpha)
+    if sd <= 0:
+        return 0.0
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+    from scipy.special import chdtrc, gammaln
+
+    k = 0.5 * dof
+    root2 = math.sqrt(2.0)
+
+    def density(x):
+        return math.exp((k - 1.0) * math.log(x) - 0.5 * x - gammaln(k) - k * math.log(2.0)) if x > 0 else 0.0
+
+    def tail(t):
+        f = lambda x: density(x) * 0.5 * math.erfc((t - x) / (sd * root2))  # noqa: E731
+        hi = max(t, q) + 40.0 * sd
+        body = quad(f, 0.0, hi, limit=200, points=[min(q, hi)], epsabs=1e-14)[0]
+        return body + float(chdtrc(dof, hi))  # beyond hi the normal factor is 1 to within 1e-300
+
+    return float(brentq(lambda c: tail(q + c) - alpha, 0.0, 40.0 * sd + 10.0, xtol=1e-9))
+
+
+class GScale:
+    """Gauss-PC on the G statistic (``--ci-test g2``): each candidate set S releases its excess over the
+    exact test's critical value, u_S = G_S − q_S, where q_S is the χ² quantile at α for the *public* degrees of
+    freedom (k_x − 1)(k_y − 1)·Π_{s∈S} k_s (the schema's numbers of levels; the empty-cell adjustment of the
+    non-private test is data-dependent, so it is not used). The pair is independent at an order iff
+    min_S u_S + N ≤ line; u_S moves by at most ΔG = :func:`cgdcore.citests.sensitivity.g2_sensitivity` between
+    neighbours whatever S is, so the minimum does too. The line is the largest :func:`g_margin` over the
+    candidate sets' degrees of freedom: under independence given some candidate S*, min_S u_S ≤ u_S*, so the
+    noisy test declares the pair dependent no more often than the exact test at α."""
+
+    kind = "g"
+    bound = G_BOUND
+
+    def __init__(self, alpha: float, sensitivity: float, arities):
+        self.alpha = float(alpha)
+        self.sensitivity = float(sensitivity)
+        self.arities = tuple(int(a) for a in arities)
+
+    def dof(self, x: int, y: int, S) -> int:
+        d = (self.arities[x] - 1) * (self.arities[y] - 1)
+        for s in S:
+            d *= self.arities[s]
+        return max(int(d), 1)
+
+    def excess(self, x: int, y: int, sets, results) -> np.ndarray:
+        """u_S = G_S − q_S for each candidate set, clipped to ±``G_BOUND`` (1-Lipschitz)."""
+        u = [float(r.statistic) - chi2_quantile(self.dof(x, y, S), self.alpha) for S, r in zip(sets, results)]
+        return np.clip(np.asarray(u, dtype=float), -G_BOUND, G_BOUND)
+
+    def set_line(self, x: int, y: int, sets, sd: float) -> float:
+        return max(g_margin(self.dof(x, y, S), self.alpha, float(sd)) for S in sets)
+
+    def line(self, noise: str = "none", scale: float = 0.0) -> float:
+        return 0.0

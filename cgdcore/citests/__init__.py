@@ -34,6 +34,7 @@ from cgdcore.citests.sensitivity import (
     KENDALL_PUBLIC_C,
     curate_constant,
     curate_p_sensitivity,
+    g2_sensitivity,
     kendall_p_sensitivity,
     kendall_public_z_sensitivity,
     kendall_z_sensitivity,
@@ -73,6 +74,7 @@ __all__ = [
     "subsampled_p_sensitivity",
     "curate_constant",
     "curate_p_sensitivity",
+    "g2_sensitivity",
 ]
 
 CI_TESTS: tuple[str, ...] = ("kendall", "chi2", "g2", "fisherz")

@@ -4,6 +4,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from cgdcore.algorithms import REGISTRY
 from conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -75,9 +76,12 @@ def test_query_params_seed_the_widgets():
     assert at.session_state["discovery"].params["alpha"] == 0.01
 
 
-@pytest.mark.parametrize("algo", ["laplace-pc", "gauss-pc", "svt-pc", "priv-pc", "em-pc", "curate"])
+@pytest.mark.parametrize("algo", ["laplace-pc", "gauss-pc", "gauss-pc/g2", "svt-pc", "priv-pc", "em-pc", "curate"])
 def test_private_algorithms_run_and_show_the_ledger(algo):
     at = app(timeout=120)
+    algo, _, private_test = algo.partition("/")
+    if private_test:
+        at.query_params["private_test"] = private_test
     at.query_params["algo"] = algo
     at.query_params["ds"] = "sachs"
     at.query_params["n"] = "20000"
@@ -85,6 +89,7 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     assert not at.exception, [e.message for e in at.exception]
     res = at.session_state["discovery"]
     assert res.algorithm == algo and res.privacy is not None
+    assert res.params["ci_test"] == (private_test or REGISTRY[algo].ci_tests[0])
     labels = {m.label: m.value for m in at.metric}
     assert "Privacy ledger" in [t.label for t in at.tabs]
     if algo == "em-pc":  # no proof for EM-PC's utility: the page says so instead of quoting an ε

@@ -52,7 +52,8 @@ def test_hospitals_together_learn_exactly_the_pooled_graph():
 
 def test_local_vs_central_spends_the_same_epsilon():
     out = run_scenario("local-vs-central", {"dataset": "asia", "n": 30_000, "epsilon": 5.0})
-    assert len(out.panels) == 4 and all(p.epsilon <= 5.0 + 1e-9 for p in out.panels)
+    assert len(out.panels) == 5 and all(p.epsilon <= 5.0 + 1e-9 for p in out.panels)
+    assert "Gauss-PC (G-test)" in out.headline and out.panels[1].discovery.params["ci_test"] == "g2"
     assert out.panels[-1].discovery.privacy["epsilon"] == pytest.approx(5.0)
     assert "Gauss-PC" in out.headline
 
@@ -60,7 +61,8 @@ def test_local_vs_central_spends_the_same_epsilon():
 def test_curve_sweeps_every_algorithm_within_the_total_budget():
     out = run_scenario("curve", {"dataset": "asia", "n": 10_000, "reps": 1})
     table = out.extra["table"]
-    assert set(table["algorithm"]) == {"pc[ci_test=kendall]", "gauss-pc", "priv-pc", "curate", "pc+krr-cwise"}
+    assert set(table["algorithm"]) == {"pc[ci_test=kendall]", "gauss-pc", "gauss-pc[ci_test=g2]", "priv-pc", "curate",
+                                      "pc+krr-cwise"}
     private = table[table["epsilon_kind"] != "none"]
     assert (private["epsilon_total"] <= private["epsilon"] * (1 + 1e-9)).all()
     assert "linking every pair scores" in out.headline
