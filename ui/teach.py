@@ -210,6 +210,25 @@ def scale_comparison(dataset, epsilons=(1.0, 3.0, 10.0), algos=("laplace-pc", "s
     return rows
 
 
+def statistic_comparison(dataset, epsilons=(0.3, 1.0, 3.0, 10.0, 30.0, 100.0), seeds=range(3)) -> dict:
+    """Gauss-PC with the Kendall statistic and with the G statistic at the same total ε (mean skeleton F1 over the
+    fixed ``seeds``), the two statistics' sensitivities, and non-private PC with each test: the ceilings."""
+    import statistics
+
+    from cgdcore.citests import g2_sensitivity, kendall_public_z_sensitivity
+    from cgdcore.discover import discover
+
+    rows = []
+    for test in ("kendall", "g2"):
+        for eps in epsilons:
+            f1 = [discover(dataset, algo="gauss-pc", ci_test=test, epsilon=eps, seed=s).metrics["skeleton_f1"]
+                  for s in seeds]
+            rows.append({"test": test, "epsilon": eps, "skeleton_f1": statistics.mean(f1)})
+    ceiling = {t: discover(dataset, algo="pc", ci_test=t).metrics["skeleton_f1"] for t in ("kendall", "g2")}
+    return {"rows": rows, "ceiling": ceiling, "n": dataset.n,
+            "sensitivity": {"kendall": kendall_public_z_sensitivity(dataset.n), "g2": g2_sensitivity(dataset.n)}}
+
+
 def p_and_z_margins(z_values=(2.0, 5.0, 20.0), alpha: float = 0.05) -> list[dict]:
     """How far a test with statistic z sits from the decision line on each scale: on the p scale the margin
     α − p(z) can never exceed α; on the z scale it is |z| − z_α and grows with the evidence."""

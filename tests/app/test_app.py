@@ -474,7 +474,7 @@ def test_learn_page_examples_run_and_respond():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     tabs = [t.label for t in at.tabs]
-    assert tabs[0] == "1 · PC step by step" and len(tabs) == 10
+    assert tabs[0] == "1 · PC step by step" and len(tabs) == 11
     # lesson 1's default recovers the truth and says so; its second example explains the edge PC missed
     assert any("recovered the true graph exactly" in m.value for m in at.success)
     assert any("missed Pollution – Cancer" in w.value and "≥ α" in w.value for w in at.warning)
@@ -506,6 +506,9 @@ def test_learn_page_examples_run_and_respond():
     assert float(grid_table.iloc[0]["f = 0: outputs on the 2⁻⁵³ grid"].rstrip("%")) < 5
     snapping = next(df.value for df in at.dataframe if "|ln ratio|" in df.value.columns)
     assert list(snapping["output"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    # which statistic: the text's numbers are the run's (Kendall ahead at small ε, G past Kendall's ceiling)
+    said = next(m.value for m in at.markdown if m.value.startswith("So the better statistic depends on the budget"))
+    assert "at ε = 0.3 Kendall scores 0.8" in said and "G is ahead, and it passes Kendall's ceiling" in said
 
 
 def test_learn_page_names_a_refused_link_setting():
