@@ -464,7 +464,7 @@ def which_statistic():
                       yaxis=dict(title="skeleton F1 (Sachs, n = 100,000)", range=[0, 1.05]),
                       legend=dict(orientation="h", y=-0.3))
     c2.plotly_chart(fig, width="stretch", key="lstatfig")
-    st.latex(r"\Delta	ilde z_{	ext{Kendall}} < rac{9}{\sqrt n}\qquad\qquad \Delta G \le 4\,[\,n\ln n-(n-1)\ln(n-1)\,]"
+    st.latex(r"\Delta\tilde z_{\text{Kendall}} < \frac{9}{\sqrt n}\qquad\qquad \Delta G \le 4\,[\,n\ln n-(n-1)\ln(n-1)\,]"
              r"\le 4(\ln n+1)")
     st.caption("Same data, same algorithm (Gauss-PC), same total ε; only the statistic changed (mean of noise seeds "
                "0–2). On Discover, choose the CI test of Gauss-PC to try either.")
