@@ -328,6 +328,10 @@ def discover(
     t0 = time.perf_counter()
     data, notes = prepare_data(dataset, ci_test, bins, private=private)
     notes = order_notes + notes
+    if private and dataset.truth is None and any(s is not None for s in dataset.states):
+        notes.append("each column's categories (their number and order) are taken as public, a schema fixed before "
+                     "the data were seen; categories read from the file itself are not covered by ε (a category only "
+                     "one record has would reveal that record)")
     if data.n < 5:
         raise _too_few_rows(data.n)
     stats = suffstats_for(data.data, data.arities)

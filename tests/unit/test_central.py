@@ -339,3 +339,18 @@ def test_round_rule_admits_exactly_the_stated_rounds(algo, d):
         led.record(algo, eps / k)
     with pytest.raises(BudgetExceeded):
         led.record(algo, eps / k * 1.01)
+
+
+def test_private_run_on_a_csv_says_its_categories_are_taken_as_public():
+    """A file's categories come from its own rows: a private run on one states the schema assumption; a sampled
+    network (whose levels are the network's) does not need to."""
+    import io
+
+    from cgdcore.data.tabular import load_csv
+
+    ds = load_dataset("asia", n=3000, seed=0)
+    upload = load_csv(io.BytesIO(ds.to_frame().to_csv(index=False).encode()), name="asia.csv")
+    said = [n for n in discover(upload, algo="gauss-pc", epsilon=1.0, seed=0).notes if "taken as public" in n]
+    assert len(said) == 1 and "not covered by ε" in said[0]
+    assert not [n for n in discover(ds, algo="gauss-pc", epsilon=1.0, seed=0).notes if "taken as public" in n]
+    assert not [n for n in discover(upload, algo="pc").notes if "taken as public" in n]
