@@ -9,7 +9,7 @@ from cgdcore.exports import csv_text, figure_html
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
-                              SCORE_ALGORITHMS)
+                              SCORE_ALGORITHMS, default_orientation)
 from cgdcore.metrics import CONVENTIONS
 from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
@@ -184,11 +184,15 @@ with checked_url_settings(), st.sidebar:
         variant = st.radio("Skeleton search", ["stable", "original"], key="variant", horizontal=True,
                            help="stable: order-independent (Colombo & Maathuis 2014); original: edges removed at once.",
                            **URL)
-        orientation = st.radio("Collider rule", ["standard", "priority", "conservative", "majority"], key="orient",
+        rules = ["standard", "priority", "conservative", "majority", "union"]
+        orientation = st.radio("Collider rule", rules, key="orient",
+                               index=rules.index(default_orientation(algo, variant)),
                                help="standard: sepset rule; priority: the sepset rule, but a collider that would "
                                     "reverse an arrow already set is skipped (causal-learn's uc_priority=2); "
                                     "conservative (Ramsey et al. 2006) and majority "
-                                    "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
+                                    "(Colombo & Maathuis 2014) re-test the neighbours' subsets; union (causal-learn's "
+                                    "stable PC, the default for PC) re-tests the sets of the removal depth and "
+                                    "calls a collider only if the middle node is in none of them.", **URL)
         sided = st.radio("Kendall p-value (sides)", ["two", "one"], index=1 if private else 0,
                          key=f"sided_{'priv' if private else 'pc'}", horizontal=True,
                          help="two-sided, or one-sided as in the Priv-PC reference code (halves every p; the "
