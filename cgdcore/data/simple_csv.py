@@ -134,12 +134,12 @@ def parse_simple_csv(data: bytes, sep: str, d: int, max_rows: int, missing=()):
     words = np.ndarray(shape=(len(body) + 9,), dtype="<u8", buffer=buf, strides=(1,))  # the 8 bytes at each offset
     k1 = _keys(words, starts, lengths, 0).reshape(n, d).T.copy()
     lengths_2d = lengths.reshape(n, d)
-    long_cols = lengths_2d.max(axis=0) > 8
-    k2 = _keys(words, starts, lengths, 8).reshape(n, d).T.copy() if long_cols.any() else None
     starts_2d = starts.reshape(n, d)
+    long_cols = np.flatnonzero(lengths_2d.max(axis=0) > 8)  # the second word only where a field needs it
+    k2 = dict(zip(long_cols.tolist(), _keys(words, starts_2d[:, long_cols], lengths_2d[:, long_cols], 8).T))
     out = []
     for j in range(d):
-        found = _distinct(k1[j], k2[j] if long_cols[j] else None)
+        found = _distinct(k1[j], k2.get(j))
         if found is None:
             return None
         firsts, code = found
