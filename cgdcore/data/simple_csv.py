@@ -13,9 +13,11 @@ For such files the result is the :class:`~cgdcore.data.Dataset` that the pandas 
 on every shipped network and on edge cases); any other file returns ``None`` and goes through pandas, with its
 checks and messages.
 
-How: one pass finds the separators and line ends; each field's first 16 bytes are read as two little-endian
-64-bit words through a 1-byte-strided view of the buffer (one gather per word, no per-field Python objects); the
-few distinct values of a column are found by repeated comparison and turned into codes.
+How: in chunks of about a megabyte of whole lines (small working arrays, reused), one pass finds the separators
+and line ends and each field's first 16 bytes are read as two little-endian 64-bit words through a 1-byte-strided
+view of the buffer (one gather per word, no per-field Python objects; no NUL bytes, so a field is its words without
+their zero padding); the few distinct values of a column are then found by repeated comparison and turned into
+codes.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ _BOOL = {b"True": True, b"TRUE": True, b"true": True, b"False": False, b"FALSE":
 _NUMBER_WORDS = {"inf", "infinity", "nan"}
 _NUMBER_CHARS = "0123456789+-.eE_"
 # _MASKS[skip][L]: keeps the bytes skip..L-1 of a field of L ≤ 16 bytes read as a word from its byte ``skip``
+_CHUNK_BYTES = 1 << 20
 _MASKS = {skip: np.array([(1 << (8 * min(max(L - skip, 0), 8))) - 1 for L in range(17)], dtype=np.uint64)
           for skip in (0, 8)}
 
@@ -60,6 +63,20 @@ def _keys(words: np.ndarray, starts: np.ndarray, lengths: np.ndarray, skip: int)
     key = words[starts + skip] if skip else words[starts]
     key &= _MASKS[skip][lengths]
     return key
+
+
+def _row_chunks(body: bytes, size: int):
+    """(start, end) byte ranges of whole lines, about ``size`` bytes each, covering ``body``."""
+    lo = 0
+    while lo < len(body):
+        hi = body.find(b"\n", min(lo + size, len(body)) - 1) + 1
+        yield lo, hi
+        lo = hi
+
+
+def _token(first: int, second: int) -> bytes:
+    """The field whose key words are ``first`` and ``second`` (its bytes, without the zero padding)."""
+    return (first.to_bytes(8, "little") + second.to_bytes(8, "little")).rstrip(b"\0")
 
 
 def _distinct(k1: np.ndarray, k2: np.ndarray | None) -> tuple[list[int], np.ndarray] | None:
@@ -125,25 +142,33 @@ def parse_simple_csv(data: bytes, sep: str, d: int, max_rows: int, missing=()):
         return None
     buf = np.zeros(len(body) + 16, dtype=np.uint8)  # one copy, zero-padded so every 8-byte read stays inside
     buf[: len(body)] = np.frombuffer(body, dtype=np.uint8)
-    bounds = _field_bounds(buf[: len(body)], ord(sep), d)
-    if bounds is None:
-        return None
-    starts, lengths = bounds
-    if lengths.min() == 0 or lengths.max() > 16:
-        return None  # empty (missing) fields, or long labels
     words = np.ndarray(shape=(len(body) + 9,), dtype="<u8", buffer=buf, strides=(1,))  # the 8 bytes at each offset
-    k1 = _keys(words, starts, lengths, 0).reshape(n, d).T.copy()
-    lengths_2d = lengths.reshape(n, d)
-    starts_2d = starts.reshape(n, d)
-    long_cols = np.flatnonzero(lengths_2d.max(axis=0) > 8)  # the second word only where a field needs it
-    k2 = dict(zip(long_cols.tolist(), _keys(words, starts_2d[:, long_cols], lengths_2d[:, long_cols], 8).T))
+    k1 = np.empty((d, n), dtype=np.uint64)  # each field's bytes 0-7, then (if any field is longer) bytes 8-15
+    k2 = None
+    row = 0
+    for lo, hi in _row_chunks(body, max(1, _CHUNK_BYTES)):  # small working arrays, reused across chunks
+        bounds = _field_bounds(buf[lo:hi], ord(sep), d)
+        if bounds is None:
+            return None
+        starts, lengths = bounds
+        if lengths.min() == 0 or lengths.max() > 16:
+            return None  # empty (missing) fields, or long labels
+        starts += lo
+        rows = starts.size // d
+        k1[:, row: row + rows] = _keys(words, starts, lengths, 0).reshape(rows, d).T
+        if lengths.max() > 8:
+            if k2 is None:
+                k2 = np.zeros((d, n), dtype=np.uint64)  # fields of at most 8 bytes have second word 0
+            k2[:, row: row + rows] = _keys(words, starts, lengths, 8).reshape(rows, d).T
+        row += rows
+    long_cols = set() if k2 is None else set(np.flatnonzero(k2.any(axis=1)).tolist())
     out = []
     for j in range(d):
-        found = _distinct(k1[j], k2.get(j))
+        found = _distinct(k1[j], k2[j] if j in long_cols else None)
         if found is None:
             return None
         firsts, code = found
-        tokens = [body[at: at + L] for at, L in zip(starts_2d[firsts, j].tolist(), lengths_2d[firsts, j].tolist())]
+        tokens = [_token(int(k1[j, i]), 0 if j not in long_cols else int(k2[j, i])) for i in firsts]
         col = _column(tokens, code, missing)
         if col is None:
             return None
