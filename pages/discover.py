@@ -33,7 +33,8 @@ explain(
 The **PC algorithm** (Spirtes, Glymour & Scheines 2000) starts from a complete graph and removes the
 edge x — y as soon as a conditional-independence (CI) test says x ⟂ y | S for some set S of x's
 neighbours, trying |S| = 0, 1, 2, … (the *order*). It then orients colliders x → k ← y when k is not in
-the separating set of x and y, and propagates orientations with Meek's rules. The result is a
+the separating set of x and y (for plain PC, by default, in none of the separating sets of that size), and
+propagates orientations with Meek's rules. The result is a
 **CPDAG**: arrows that the data can identify, plain lines where both directions are equally compatible.
 
 A CI test returns a p-value; PC treats **p ≥ α** as "independent". Larger α removes fewer edges.
