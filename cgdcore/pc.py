@@ -26,8 +26,6 @@ from .graph import DSeparation, meek_closure, unshielded_triples
 
 SKELETON_VARIANTS = ("stable", "original")
 ORIENTATION_RULES = ("standard", "priority", "conservative", "majority", "union")
-#: rules that ask further CI queries after the skeleton (through the policy: a private policy pays for them)
-RETESTING_RULES = ("conservative", "majority", "union")
 
 
 class Decision(NamedTuple):
