@@ -121,9 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="significance level / threshold T on the p-value scale (default 0.05; 0.10 for "
                         "svt-pc, priv-pc and em-pc as in the Priv-PC code)")
     q.add_argument("--variant", choices=["stable", "original"], default="stable", help="skeleton search")
-    q.add_argument("--orientation", choices=["standard", "priority", "conservative", "majority"], default="standard",
+    q.add_argument("--orientation", choices=["standard", "priority", "conservative", "majority", "union"],
+                   default=None,
                    help="v-structure rule: standard (sepset rule), priority (the sepset rule with priority to "
-                        "existing colliders, causal-learn's uc_priority=2), conservative, majority")
+                        "existing colliders, causal-learn's uc_priority=2), conservative, majority, union (collider "
+                        "iff in no separating set of the removal depth, as causal-learn's stable PC). Default: "
+                        "union for pc on the stable skeleton without --ldp, standard otherwise")
     q.add_argument("--max-order", type=_nonneg_int("--max-order"), default=None)
     q.add_argument("--kendall-sided", choices=["two", "one"], default=None,
                    help="two-sided p (default for pc) or the one-sided p of the Priv-PC reference code "
@@ -491,6 +494,7 @@ def command_line(dataset: str, n: int | None, params, *, data_seed: int | None =
     import shlex
 
     from .algorithms import flag_of
+    from .discover import default_orientation
 
     if dataset.startswith("upload:"):
         parts = ["python -m cgdcore discover", f"--data {shlex.quote(dataset.split(':', 1)[1])}"]
@@ -500,8 +504,8 @@ def command_line(dataset: str, n: int | None, params, *, data_seed: int | None =
         parts += [f"--seed {data_seed}"] if data_seed is not None else []
     for key, flag in _RUN_FLAGS:
         v = params.get(key)
-        if v is not None and not (key == "variant" and v == "stable") and not (key == "orientation" and
-                                                                                v == "standard"):
+        if v is not None and not (key == "variant" and v == "stable") and not (key == "orientation" and v == (
+                default_orientation(params.get("algo") or "pc", params.get("variant") or "stable", params.get("ldp")))):
             parts.append(f"{flag} {shlex.quote(str(v))}")
     opts = {k: v for k, v in dict(params.get("options") or {}).items() if v is not None and not callable(v)}
     if "beta1" in opts or "beta2" in opts:

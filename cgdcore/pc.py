@@ -2,7 +2,8 @@
 
 Spirtes, Glymour & Scheines (2000) PC; the "stable" skeleton of Colombo & Maathuis
 (2014); conservative orientation of Ramsey, Zhang & Spirtes (2006); majority rule of
-Colombo & Maathuis (2014); Meek (1995) rules R1–R4. The loop follows pcalg's
+Colombo & Maathuis (2014); the "union" rule of causal-learn's stable PC (every separating set at the removal
+depth); Meek (1995) rules R1–R4. The loop follows pcalg's
 ``skeleton()``: ordered pairs in lexicographic order, conditioning sets drawn from
 adj(x) \\ {y} in lexicographic order, first separating set kept.
 
@@ -24,7 +25,7 @@ from . import UserError
 from .graph import DSeparation, meek_closure, unshielded_triples
 
 SKELETON_VARIANTS = ("stable", "original")
-ORIENTATION_RULES = ("standard", "priority", "conservative", "majority")
+ORIENTATION_RULES = ("standard", "priority", "conservative", "majority", "union")
 
 
 class Decision(NamedTuple):
@@ -201,8 +202,8 @@ class Result:
 
 def max_ci_queries(d: int, max_order: int | None, orientation: str = "standard") -> int:
     """A data-independent upper bound on the CI queries one PC run can ask: every ordered pair with every
-    conditioning set of size ≤ max_order from the other d − 2 variables, plus, for the conservative and
-    majority rules, every subset of both neighbourhoods for every unshielded triple. A private run
+    conditioning set of size ≤ max_order from the other d − 2 variables, plus, for the conservative, majority
+    and union rules, every subset of both neighbourhoods for every unshielded triple. A private run
     without a budget states its guarantee at this many releases."""
     top = d - 2 if max_order is None else min(int(max_order), d - 2)
     skeleton = d * (d - 1) * sum(math.comb(d - 2, k) for k in range(max(top, 0) + 1))
@@ -218,6 +219,9 @@ def _check_params(d, variant, orientation, max_order):
         raise UserError(
             f"unknown orientation rule {orientation!r}; choose one of {', '.join(ORIENTATION_RULES)}."
         )
+    if orientation == "union" and variant != "stable":
+        raise UserError("the union collider rule reads the separating sets of the stable skeleton search; "
+                        "use --variant stable or another collider rule.")
     if max_order is not None:
         if int(max_order) != max_order or max_order < 0:
             raise UserError(f"maximum order must be a whole number ≥ 0 (got {max_order}).")
@@ -234,6 +238,7 @@ def skeleton_search(
     skip_repeated: bool = True,
     record_trace: bool = True,
     progress=None,
+    levels: list | None = None,
 ):
     """Phase 1 of PC: remove edges between conditionally independent pairs.
 
@@ -243,7 +248,8 @@ def skeleton_search(
     ``skip_repeated``: when the pair {x, y} is tested again from y's side, sets that were
     already asked from x's side are skipped — the answer adds nothing for a deterministic
     test and costs budget for a private one. ``record_trace=False`` keeps only the counts
-    (for very large oracle runs). ``progress(order, n_edges)`` is called at each level.
+    (for very large oracle runs). ``progress(order, n_edges)`` is called at each level. ``levels``, if given,
+    receives the adjacency sets at the start of each level (the "union" orientation rule reads them).
     """
     nbrs = [set(range(d)) - {v} for v in range(d)]  # current adjacency
     sepsets: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -264,6 +270,8 @@ def skeleton_search(
         if not any(len(nbrs[x]) - 1 >= order for x in range(d) if nbrs[x]):
             break
         n_edges = sum(len(a) for a in nbrs) // 2
+        if levels is not None:
+            levels.append([tuple(sorted(a)) for a in nbrs])
         if progress is not None:
             progress(order, n_edges)
         if begin is not None:
@@ -435,6 +443,26 @@ def _all_sepsets(policy, trace, i, j, k_skel, original):
     return found
 
 
+def _depth_sepsets(policy, trace, i, j, original, level):
+    """Every separating set of i and j of the size of ``original`` drawn from adj(i)\\{j} or adj(j)\\{i} as they
+    were at the start of that level (``level``): what causal-learn's stable skeleton search collects at the depth
+    where it removes the edge (``SkeletonDiscovery.skeleton_discovery``, stable=True: every set of the depth is
+    tested from both sides; ``uc_sepset`` then reads their union)."""
+    found = {tuple(original)}
+    size = len(original)
+    for a, b in ((i, j), (j, i)):
+        for S in itertools.combinations([k for k in level[a] if k != b], size):
+            if S in found:
+                continue
+            if policy.exhausted:
+                return found
+            dec = policy.decide(i, j, S, size)
+            trace.append(TestRecord.of(i, j, S, size, dec, "orientation"))
+            if dec.independent:
+                found.add(S)
+    return found
+
+
 def orient(
     skel: np.ndarray,
     sepsets: Mapping[tuple[int, int], tuple[int, ...]],
@@ -442,6 +470,7 @@ def orient(
     rule: str = "standard",
     policy: CIPolicy | None = None,
     trace: list | None = None,
+    levels: Sequence | None = None,
 ):
     """Phase 2 of PC: v-structures, then Meek's rules R1–R4.
 
@@ -455,6 +484,10 @@ def orient(
     neighbours; collider iff k is in none, non-collider iff in all, else ambiguous.
     ``"majority"`` (Colombo & Maathuis 2014): collider iff k is in fewer than half of them,
     ambiguous at exactly half. Ambiguous triples stay unoriented and block Meek rules.
+    ``"union"`` (causal-learn's stable PC, ``pc(stable=True, uc_rule=0, uc_priority=2)``): collider iff k is in
+    none of the separating sets of i and j of the size at which the edge was removed, drawn from either
+    endpoint's adjacency at the start of that level (``levels``, from :func:`skeleton_search`), then applied with
+    priority to existing colliders as under ``"priority"``. It re-tests only the sets of that one size.
     Conflicting v-structures: the first (lexicographic) orientation wins; conflicts are counted.
     Returns (cpdag, ambiguous_triples, n_conflicts).
     """
@@ -469,7 +502,15 @@ def orient(
                 colliders.append((i, k, j))
             continue
         if policy is None:
-            raise ValueError("conservative/majority orientation needs the CI policy")
+            raise ValueError("conservative/majority/union orientation needs the CI policy")
+        if rule == "union":
+            if levels is None:
+                raise ValueError("union orientation needs the adjacency of each skeleton level")
+            if S is not None and k not in S and all(
+                    k not in T for T in _depth_sepsets(policy, trace if trace is not None else [], i, j, S,
+                                                       levels[len(S)])):
+                colliders.append((i, k, j))
+            continue
         sets = _all_sepsets(policy, trace if trace is not None else [], i, j, skel, S)
         if not sets:
             ambiguous.append((i, k, j))
@@ -486,7 +527,7 @@ def orient(
             elif share == 0.5:
                 ambiguous.append((i, k, j))
     conflicts = 0
-    if rule == "priority":
+    if rule in ("priority", "union"):
         for i, k, j in colliders:
             if (G[k, i] and not G[i, k]) or (G[k, j] and not G[j, k]):
                 conflicts += 1  # an arrow out of k is already fixed by an earlier collider: keep it
@@ -522,15 +563,16 @@ def pc(
     d = len(variables)
     _check_params(d, variant, orientation, max_order)
     t0 = time.perf_counter()
+    levels = [] if orientation == "union" else None
     adj, sepsets, trace, per_order, stopped, reason = skeleton_search(
         d, policy, variant=variant, max_order=max_order, skip_repeated=skip_repeated,
-        record_trace=record_trace, progress=progress,
+        record_trace=record_trace, progress=progress, levels=levels,
     )
     best = policy.best_sepset  # a batched policy may prefer another separating set
     if best is not None:
         sepsets = {k: tuple(best(k[0], k[1], S)) for k, S in sepsets.items()}
     n_orient_before = len(trace)
-    cpdag, ambiguous, conflicts = orient(adj, sepsets, rule=orientation, policy=policy, trace=trace)
+    cpdag, ambiguous, conflicts = orient(adj, sepsets, rule=orientation, policy=policy, trace=trace, levels=levels)
     seconds = time.perf_counter() - t0
     for arr in (cpdag, adj):
         arr.setflags(write=False)

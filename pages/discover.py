@@ -9,7 +9,7 @@ from cgdcore.exports import csv_text, figure_html
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
-                              SCORE_ALGORITHMS)
+                              SCORE_ALGORITHMS, default_orientation)
 from cgdcore.metrics import CONVENTIONS
 from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
@@ -34,7 +34,8 @@ explain(
 The **PC algorithm** (Spirtes, Glymour & Scheines 2000) starts from a complete graph and removes the
 edge x — y as soon as a conditional-independence (CI) test says x ⟂ y | S for some set S of x's
 neighbours, trying |S| = 0, 1, 2, … (the *order*). It then orients colliders x → k ← y when k is not in
-the separating set of x and y, and propagates orientations with Meek's rules. The result is a
+the separating set of x and y (for plain PC, by default, in none of the separating sets of that size), and
+propagates orientations with Meek's rules. The result is a
 **CPDAG**: arrows that the data can identify, plain lines where both directions are equally compatible.
 
 A CI test returns a p-value; PC treats **p ≥ α** as "independent". Larger α removes fewer edges.
@@ -192,11 +193,15 @@ with checked_url_settings(), st.sidebar:
         variant = st.radio("Skeleton search", ["stable", "original"], key="variant", horizontal=True,
                            help="stable: order-independent (Colombo & Maathuis 2014); original: edges removed at once.",
                            **URL)
-        orientation = st.radio("Collider rule", ["standard", "priority", "conservative", "majority"], key="orient",
+        rules = ["standard", "priority", "conservative", "majority", "union"]
+        orientation = st.radio("Collider rule", rules, key="orient",
+                               index=rules.index(default_orientation(algo, variant)),
                                help="standard: sepset rule; priority: the sepset rule, but a collider that would "
                                     "reverse an arrow already set is skipped (causal-learn's uc_priority=2); "
                                     "conservative (Ramsey et al. 2006) and majority "
-                                    "(Colombo & Maathuis 2014) re-test the neighbours' subsets.", **URL)
+                                    "(Colombo & Maathuis 2014) re-test the neighbours' subsets; union (causal-learn's "
+                                    "stable PC, the default for PC) re-tests the sets of the removal depth and "
+                                    "calls a collider only if the middle node is in none of them.", **URL)
         sided = st.radio("Kendall p-value (sides)", ["two", "one"], index=1 if private else 0,
                          key=f"sided_{'priv' if private else 'pc'}", horizontal=True,
                          help="two-sided, or one-sided as in the Priv-PC reference code (halves every p; the "

@@ -54,14 +54,20 @@ def pc_stages(result) -> list[Stage]:
     skel = np.asarray(result.skeleton, dtype=bool)
     V = skel.copy()
     colliders = []
+    union = result.params.get("orientation") == "union"
+    found: dict[tuple[int, int], list] = {}  # the union rule's re-tests: further separating sets of each pair
+    for t in result.trace:
+        if union and t.phase == "orientation" and t.independent:
+            found.setdefault((min(t.x, t.y), max(t.x, t.y)), []).append(tuple(t.S))
     for a, b, c in unshielded_triples(skel):  # a - b - c with a, c non-adjacent
         key = (min(a, c), max(a, c))
-        if b not in result.sepsets.get(key, ()):
+        if key in result.sepsets and all(b not in S for S in [result.sepsets[key], *found.get(key, ())]):
             V[b, a] = V[b, c] = False  # a -> b <- c
             colliders.append((a, b, c))
+    how = ("if b is in none of the separating sets of that size (the union rule re-tests the other sets of the "
+           "size at which the edge was removed), " if union else "if b is not in their separating set, ")
     stages.append(Stage(f"V-structures: {len(colliders)} collider(s)", V.copy(), (),
-                        "For every a – b – c with a and c not adjacent: if b is not in their separating set, "
-                        "orient a → b ← c."))
+                        f"For every a – b – c with a and c not adjacent: {how}orient a → b ← c."))
     M = meek_closure(V)
     stages.append(Stage("Meek's rules: orient what the v-structures imply", np.asarray(result.cpdag, dtype=bool),
                         (), f"Meek's rules R1–R4 orient {int((M & ~M.T).sum() - (V & ~V.T).sum())} more edge(s) "

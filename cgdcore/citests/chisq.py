@@ -19,14 +19,16 @@ from typing import Sequence
 
 import numpy as np
 
+from cgdcore.citests.contingency import kernels_loaded
 from cgdcore.citests.result import CIResult
 
 __all__ = ["chisq_from_table", "reference_chisq_from_table", "chi2_test", "g2_test", "chi2_sf"]
 
 LAMBDAS = ("pearson", "log-likelihood")
-#: Compute (statistic, dof) of integer count tables with the compiled :func:`cgdcore.kernels.chisq_stat`;
-#: False selects the numpy reference :func:`reference_chisq_from_table`.
-USE_KERNEL = True
+#: Compute (statistic, dof) of integer count tables with the compiled :func:`cgdcore.kernels.chisq_stat` (True),
+#: the numpy reference :func:`reference_chisq_from_table` (False), or (None, default) the compiled one once the
+#: kernels are loaded in this process (see ``cgdcore.citests.contingency.USE_KERNEL``).
+USE_KERNEL: bool | None = None
 
 
 _chdtrc = None
@@ -55,7 +57,7 @@ def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[floa
     """
     if lambda_ not in LAMBDAS:
         raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")
-    if USE_KERNEL and isinstance(tables, np.ndarray) and tables.dtype == np.int64 and tables.ndim in (2, 3):
+    if (USE_KERNEL if USE_KERNEL is not None else kernels_loaded()) and isinstance(tables, np.ndarray) and tables.dtype == np.int64 and tables.ndim in (2, 3):
         from cgdcore.kernels import chisq_stat
 
         stat, dof = chisq_stat(tables if tables.ndim == 3 else tables[None], lambda_ == "pearson")

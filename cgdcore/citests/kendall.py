@@ -33,6 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.citests.contingency import kernels_loaded
 from cgdcore.citests.result import CIResult
 
 __all__ = ["concordance_minus_discordance", "kendall_z_from_table", "kendall_public_z_from_table", "kendall_test",
@@ -42,13 +43,14 @@ SIDES = ("two", "one")
 #: "strata": Priv-PC's sqrt(Σ w_k) over usable strata (the paper's statistic, no proven sensitivity);
 #: "public": sqrt(9n/4), n public (sensitivity 9/√n, proven in cgdcore.citests.sensitivity).
 NORMALISERS = ("strata", "public")
-#: Kendall z from integer count tables in one compiled call (:func:`cgdcore.kernels.kendall_sums`); False selects
-#: the numpy reference path (kept for equivalence tests and bench/tables.py).
-USE_KERNEL = True
+#: Kendall z from integer count tables in one compiled call (:func:`cgdcore.kernels.kendall_sums`) (True); False
+#: selects the numpy reference path (kept for equivalence tests and bench/tables.py); None (default), the compiled
+#: call once the kernels are loaded in this process (see ``cgdcore.citests.contingency.USE_KERNEL``).
+USE_KERNEL: bool | None = None
 
 
 def _kernel_ok(T) -> bool:
-    return USE_KERNEL and isinstance(T, np.ndarray) and T.ndim == 3 and T.dtype == np.int64
+    return (USE_KERNEL if USE_KERNEL is not None else kernels_loaded()) and isinstance(T, np.ndarray) and T.ndim == 3 and T.dtype == np.int64
 
 
 def _check_sided(sided: str) -> str:

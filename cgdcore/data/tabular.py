@@ -11,7 +11,9 @@ Rows with any missing value are dropped (``missing="drop"``, reported in ``Datas
 refused (``missing="error"``).
 
 Every problem with the file is raised as :class:`~cgdcore.UserError` with what is wrong and how to
-fix it. pandas is imported lazily so that ``import cgdcore.data`` stays cheap.
+fix it. pandas is imported lazily so that ``import cgdcore.data`` stays cheap, and simple files (plain labels or
+whole numbers, no quotes or missing values: :mod:`cgdcore.data.simple_csv`) are read without it, to the same
+Dataset.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.data.dataset import Dataset
+from cgdcore.data.simple_csv import parse_simple_csv
 
 __all__ = ["load_csv", "dataset_from_frame", "discretise", "check_discrete_usable", "check_category_counts",
            "MAX_BYTES", "MAX_ROWS", "MAX_COLUMNS", "MISSING_TOKENS"]
@@ -158,8 +161,6 @@ def load_csv(source, name: str | None = None, missing: str = "drop", min_columns
     200 MB, 100 columns, 2,000,000 rows. ``missing="drop"`` drops rows with any missing value and
     notes how many; ``missing="error"`` refuses them.
     """
-    import pandas as pd
-
     if missing not in ("drop", "error"):
         raise UserError(f"missing={missing!r} is not an option; use 'drop' or 'error'")
     data, default_name = _read_bytes(source)
@@ -191,6 +192,14 @@ def load_csv(source, name: str | None = None, missing: str = "drop", min_columns
     if dups:
         raise UserError(f"duplicate column names: {', '.join(map(_short, dups[:5]))}; give every column a distinct "
                         f"name")
+    simple = parse_simple_csv(data[start:], sep, len(header), MAX_ROWS, MISSING_TOKENS)
+    if simple is not None:  # the same Dataset as below, without pandas
+        values = [v for v, _ in simple]
+        states = [st for _, st in simple]
+        return Dataset(name=name, variables=tuple(header), data=_stack(values, states, len(values[0])),
+                       states=tuple(states))
+    import pandas as pd
+
     try:
         with warnings.catch_warnings():
             # a first data row longer than the header only warns ("loss of data"): make it an error
