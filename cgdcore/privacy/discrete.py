@@ -44,14 +44,15 @@ def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> 
     num = np.asarray(num, dtype=np.int64)
     k = np.ones(num.shape, dtype=np.int64)
     live = np.flatnonzero(num > 0)
-    first = True
+    # Bernoulli(num/(k·den)) without forming k·den: a uniform integer of [0, k·den) is U1·den + U2 with U1
+    # uniform on [0, k) and U2 on [0, den), and it is below num < den iff U1 = 0 and U2 < num. U1 = 0 in the
+    # first round (k = 1) and U2 = 0 < num = 1 when den = 1 (the Bernoulli(e^−1) draws): numpy draws no bits for
+    # a range of one value, so those draws are skipped and the stream, and every result, stay the same
+    if den > 1 and live.size:
+        live = live[rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]]
+    k[live] += 1
     while live.size:
-        # Bernoulli(num/(k·den)) without forming k·den: a uniform integer of [0, k·den) is U1·den + U2 with
-        # U1 uniform on [0, k) and U2 on [0, den), and it is below num < den iff U1 = 0 and U2 < num. U1 = 0 in
-        # the first round (k = 1) and U2 = 0 < num = 1 when den = 1 (the Bernoulli(e^−1) draws): numpy draws no
-        # bits for a range of one value, so skipping those draws leaves the stream, and every result, the same
-        hit = np.ones(live.size, dtype=bool) if first else rng.integers(0, k[live], dtype=np.int64) == 0
-        first = False
+        hit = rng.integers(0, k[live], dtype=np.int64) == 0
         if den > 1:
             hit &= rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]
         k[live[hit]] += 1
