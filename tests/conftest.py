@@ -23,6 +23,10 @@ def pytest_collection_modifyitems(config, items):
         kind = Path(str(item.fspath)).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
+        if kind == "browser":
+            # one worker runs every browser test (pytest.ini: --dist loadgroup), against one server and one
+            # chromium; the largest group is handed out first, so the longest chain starts at once
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def private_kendall_pc(ds, alpha: float, max_order=None):

@@ -44,11 +44,17 @@ def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> 
     num = np.asarray(num, dtype=np.int64)
     k = np.ones(num.shape, dtype=np.int64)
     live = np.flatnonzero(num > 0)
+    # Bernoulli(num/(k·den)) without forming k·den: a uniform integer of [0, k·den) is U1·den + U2 with U1
+    # uniform on [0, k) and U2 on [0, den), and it is below num < den iff U1 = 0 and U2 < num. U1 = 0 in the
+    # first round (k = 1) and U2 = 0 < num = 1 when den = 1 (the Bernoulli(e^−1) draws): numpy draws no bits for
+    # a range of one value, so those draws are skipped and the stream, and every result, stay the same
+    if den > 1 and live.size:
+        live = live[rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]]
+    k[live] += 1
     while live.size:
-        # Bernoulli(num/(k·den)) without forming k·den: a uniform integer of [0, k·den) is U1·den + U2 with
-        # U1 uniform on [0, k) and U2 on [0, den), and it is below num < den iff U1 = 0 and U2 < num
-        hit = (rng.integers(0, k[live], dtype=np.int64) == 0) & (rng.integers(0, den, size=live.size,
-                                                                             dtype=np.int64) < num[live])
+        hit = rng.integers(0, k[live], dtype=np.int64) == 0
+        if den > 1:
+            hit &= rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]
         k[live[hit]] += 1
         live = live[hit]
     return (k % 2) == 1

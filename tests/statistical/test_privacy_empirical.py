@@ -763,8 +763,9 @@ def test_exponential_mechanism_softmax_and_ratio():
     """Real (exact, lattice and rejection) ExponentialMechanism.select: frequencies match softmax(ε u/(2Δ)) (χ²) for a utility vector and a
     neighbour with every |Δu_i| = Δ in the worst direction (+Δ on some, −Δ on the others); the per-index
     4-s.e. lower bound of |log(P/P')| is ≤ ε. Power: the same draws reject softmax(ε u/Δ) (the factor 2
-    forgotten) and a 10 % error in ε."""
-    eps, sens, N = 2.0, 1.0, 60_000
+    forgotten) and a 10 % error in ε. With N = 30,000 draws per side a correct sampler passes the power checks
+    except with probability < 2e-9 (non-central χ², 4 d.f., λ ≥ 133 for the 10 % error); seeds are fixed."""
+    eps, sens, N = 2.0, 1.0, 30_000
     u = np.array([0.0, 1.0, 3.0, -2.0, 2.5])
     un = u + sens * np.array([1.0, -1.0, -1.0, 1.0, -1.0])
 
@@ -781,8 +782,9 @@ def test_exponential_mechanism_softmax_and_ratio():
         assert _chisq_pvalue(c, softmax(eps * util / (2 * sens))) > 1e-3
         assert _chisq_pvalue(c, softmax(eps * util / sens)) < 1e-6
         assert _chisq_pvalue(c, softmax(1.1 * eps * util / (2 * sens))) < 1e-6
-    # index 3 expects ~224 picks on one side: a floor of 150 keeps every index while counting only well-estimated cells
-    rows = _check_counts(dict(enumerate(counts[0])), N, dict(enumerate(counts[1])), N, eps, min_count=150)
+    # index 3 expects ~112 picks on one side (fewer than 60 has probability < 1e-6): a floor of 60 keeps every
+    # index while counting only cells whose delta-method standard error is sound
+    rows = _check_counts(dict(enumerate(counts[0])), N, dict(enumerate(counts[1])), N, eps, min_count=60)
     assert len(rows) == u.size
     assert max(abs(r[1]) for r in rows) > 0.5 * eps  # the neighbour is adversarial
 

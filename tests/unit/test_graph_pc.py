@@ -143,8 +143,10 @@ def test_priority_rule_skips_a_collider_that_would_reverse_an_arrow():
     assert conf == 1 and g[3, 2] and not g[2, 3]
 
 
+# Andes is left to tests/statistical/test_discovery.py, which searches its oracle skeleton (~2.6·10^8 queries)
+# once and orients it with both rules.
 @pytest.mark.parametrize("net", ["earthquake", "cancer", "asia", "survey", "sachs", "child", "insurance", "alarm",
-                                 "water", "hailfinder", "hepar2", "win95pts", "andes"])
+                                 "water", "hailfinder", "hepar2", "win95pts"])
 def test_priority_rule_recovers_true_cpdag_with_oracle(net):
     from cgdcore.data import load_dataset
     from cgdcore.data.registry import NETWORKS

@@ -1,0 +1,51 @@
+"""``python -m cgdcore`` — the command-line contract of DESIGN.md.
+
+Every user mistake ends with a one-paragraph message on stderr and exit code 2; no
+traceback is ever printed. Heavy modules (pandas, scipy) are imported only by the
+commands that need them, and each sub-command's module only when it runs, so
+``datasets`` starts fast.
+
+Layout: :mod:`.parser` builds the argument parser (option flags generated from the
+algorithm registry), :mod:`.arguments` converts and checks single values, one module
+per sub-command (:mod:`.datasets`, :mod:`.sample`, :mod:`.discover`, :mod:`.privatize`,
+:mod:`.sweep`) runs it, and :mod:`.reproduce` writes the command that repeats a run.
+"""
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+from .. import UserError
+from .parser import EXIT_USAGE, build_parser, fail
+from .reproduce import command_line
+
+__all__ = ["COMMANDS", "EXIT_USAGE", "build_parser", "command_line", "main", "run"]
+
+#: sub-command -> the module (in this package) whose ``run(args)`` carries it out
+COMMANDS = {"datasets": "datasets", "sample": "sample", "discover": "discover", "privatize": "privatize",
+            "sweep": "sweep"}
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return import_module(f".{COMMANDS[args.command]}", __name__).run(args)
+    except SystemExit as e:
+        return int(e.code or 0) if not isinstance(e.code, str) else fail(e.code)
+    except UserError as e:
+        return fail(str(e))
+    except MemoryError:
+        return fail("out of memory: try fewer rows (--n) or a smaller maximum order (--max-order).")
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # an internal bug: short message, no traceback
+        print(f"internal error ({type(e).__name__}): {e}. Please report it with the command you ran.", file=sys.stderr)
+        return 1
+
+
+def run() -> None:
+    """The ``cgdcore`` console script (``pip install -e .``): the same as ``python -m cgdcore``."""
+    sys.exit(main())
