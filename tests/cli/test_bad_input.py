@@ -394,9 +394,11 @@ def _case_id(case):
 
 
 def _url_params():
+    """One case per setting: its first bad value goes through the whole flow (refused, then the good value runs);
+    the others only have to be refused (the good value's run would be the same run again)."""
     for case in URL_CASES:
-        for value in case[3]:
-            yield pytest.param(case, value, id=f"{_case_id(case)}={value}")
+        for i, value in enumerate(case[3]):
+            yield pytest.param(case, value, i == 0, id=f"{_case_id(case)}={value}")
 
 
 def _input_errors(at):
@@ -404,8 +406,8 @@ def _input_errors(at):
     return [e for e in at.error if "No privacy guarantee" not in e.value]
 
 
-@pytest.mark.parametrize("case,value", list(_url_params()))
-def test_app_bad_value_in_the_link_is_refused_and_said(case, value):
+@pytest.mark.parametrize("case,value,whole_flow", list(_url_params()))
+def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow):
     page, base, key, _, (kind, good), done = case
     at = app()
     at.switch_page(page)
@@ -423,6 +425,8 @@ def test_app_bad_value_in_the_link_is_refused_and_said(case, value):
             assert widget.min >= 5
     else:  # α, δ and the maximum order are chosen from fixed options, all valid
         assert str(widget.value) != value
+    if not whole_flow:
+        return
     widget.set_value(good).run()
     no_exception(at)
     assert not _input_errors(at), [e.value for e in at.error]
