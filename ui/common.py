@@ -101,19 +101,29 @@ def check_work(name: str, n: int, d: int, params: dict) -> None:
     estimated work is above the server's ceiling (cgdcore.workload; the CLI has none). Called before sampling
     where the shape is known in advance."""
     from cgdcore.cli import command_line
-    from cgdcore.workload import ceiling, seconds_hint, work_units
+    from cgdcore.workload import work_units
 
     units = work_units(params.get("algo", "pc"), n, d, max_order=params.get("max_order"),
                        options=params.get("options"), ldp=params.get("ldp"))
-    top = ceiling()
-    if units > top:
-        st.error(f"This run is too large for the shared app: about {units:.2g} row-passes (≈ {seconds_hint(units):,.0f} "
-                 f"s of computing; this server's ceiling is {top:.2g}). Use fewer rows, fewer variables or a smaller "
-                 "maximum order — or run it from the command line, which has no ceiling:",
-                 icon=":material/speed:")
-        st.code(command_line(name, n, params) or "(an option of this run has no command-line flag)",
-                language="bash")
+    if refuse_work(units, "run", "fewer rows, fewer variables or a smaller maximum order",
+                   lambda: [command_line(name, n, params)]):
         st.stop()
+
+
+def refuse_work(units: float, what: str, smaller: str, commands) -> bool:
+    """Above the server's ceiling (cgdcore.workload), say so with the estimate and the equivalent commands
+    (``commands()``: a list, None for a run without a command line) and return True; else draw nothing."""
+    from cgdcore.workload import ceiling, seconds_hint
+
+    top = ceiling()
+    if units <= top:
+        return False
+    st.error(f"This {what} is too large for the shared app: about {units:.2g} row-passes (≈ {seconds_hint(units):,.0f} "
+             f"s of computing; this server's ceiling is {top:.2g}). Use {smaller} — or run it from the command line, "
+             "which has no ceiling:", icon=":material/speed:")
+    lines = [c for c in commands() if c]
+    st.code("\n".join(lines) or "(an option of this run has no command-line flag)", language="bash")
+    return True
 
 
 def run_discovery(key: tuple, dataset, **params):
