@@ -6,7 +6,7 @@ import streamlit as st
 
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
-from ui.common import checked_url_settings, explain, refuse_work, route_through_app, user_errors
+from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
 
 route_through_app()
 
@@ -57,11 +57,11 @@ def _one_sweep_at_a_time() -> threading.Lock:
     return threading.Lock()
 
 
-@st.cache_resource(max_entries=24, ttl=6 * 3600, show_spinner=False)
 def _store(key: str) -> dict:
     """Rows of the sweep with this key (its full parameters, seeds included), kept across reruns and
-    sessions: a finished sweep is shown at once, an interrupted one resumes where it stopped."""
-    return {"rows": [], "table": None}
+    sessions (in the server's byte-bounded cache, ui.common.memory): a finished sweep is shown at once, an
+    interrupted one resumes where it stopped."""
+    return memory().get_or_compute("sweep", key, lambda: {"rows": [], "table": None})
 
 
 def _apply_preset():
@@ -200,6 +200,7 @@ if go and have < len(configs) and not too_large:
         store["seconds"] = time.perf_counter() - t0
     finally:
         lock.release()
+        memory().put("sweep", spec.key, store)  # measured again now that it holds the rows
     st.rerun()  # draw the page afresh from the finished table (counts, button state)
 
 rows = list(store["rows"])
