@@ -135,3 +135,14 @@ def test_the_pages_loaders_share_one_byte_budget(monkeypatch):
         assert store.nbytes <= 2**20 and store.namespace_bytes("discovery") >= size_of(res)
     finally:
         common.memory.clear()
+
+
+def test_the_sample_cache_under_the_datasets_follows_the_same_budget(monkeypatch):
+    """The pages' datasets are built on arrays the registry also keeps (cgdcore.data.registry): that cache reads
+    CGD_CACHE_MB too, or an evicted dataset's rows would stay in memory there."""
+    from cgdcore.data.registry import _sample_budget
+
+    monkeypatch.setenv("CGD_CACHE_MB", "64")
+    assert _sample_budget() == 64 * 2**20
+    monkeypatch.delenv("CGD_CACHE_MB")
+    assert _sample_budget() == 512 * 2**20
