@@ -63,11 +63,14 @@ def load_upload(digest: str, name: str, payload: bytes, missing: str):
 
 
 def _frozen(value):
-    """A hashable stand-in for a call's parameters (dicts and lists as sorted tuples; anything else by repr)."""
+    """A hashable stand-in for a call's parameters: dicts as sorted tuples, lists as tuples, arrays by a digest of
+    their bytes, anything else unhashable by its repr (an object whose repr is its address never matches another)."""
     if isinstance(value, dict):
         return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
     if isinstance(value, (list, tuple, set, frozenset)):
         return tuple(_frozen(v) for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value))
+    if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # an array: its content, not its abbreviated repr
+        return ("array", str(value.dtype), getattr(value, "shape", ()), digest(value.tobytes()))
     try:
         hash(value)
         return value
@@ -181,11 +184,11 @@ def run_discovery_on_upload(key: tuple, dataset, **params):
 
 
 def _run_discovery(key: tuple, dataset, **params):
-    return memory().get_or_compute("discovery", (key, _frozen(params)), lambda: _discover(dataset, params))
+    return memory().get_or_compute("discovery", _frozen((key, params)), lambda: _discover(dataset, params))
 
 
 def _run_discovery_on_upload(key: tuple, dataset, **params):
-    return memory().get_or_compute(f"discovery-upload:{_session()}", (key, _frozen(params)),
+    return memory().get_or_compute(f"discovery-upload:{_session()}", _frozen((key, params)),
                                    lambda: _discover(dataset, params))
 
 
@@ -201,7 +204,7 @@ def _cached(key: tuple, fn, args, kwargs):
         with heavy_slot():
             return fn(*args, **kwargs)
 
-    return memory().get_or_compute("cached", key, compute)
+    return memory().get_or_compute("cached", _frozen(key), compute)
 
 
 _MISSING = object()
@@ -212,7 +215,7 @@ def run_stored(key: tuple, fn, *args, **kwargs):
     hour), for calls that draw on the page while they run (progress bars, status lines). Streamlit's caches record
     what a cached call draws and replay it on the next hit; an element created outside the call cannot be
     replayed, and the second request for the same key failed with CacheReplayClosureError."""
-    store = memory()
+    store, key = memory(), _frozen(key)
     hit = store.get("stored", key, _MISSING)
     if hit is not _MISSING:
         return hit

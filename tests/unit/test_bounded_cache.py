@@ -146,3 +146,15 @@ def test_the_sample_cache_under_the_datasets_follows_the_same_budget(monkeypatch
     assert _sample_budget() == 64 * 2**20
     monkeypatch.delenv("CGD_CACHE_MB")
     assert _sample_budget() == 512 * 2**20
+
+
+def test_cache_keys_stand_for_their_content():
+    """Keys of the pages' runs may hold dicts, lists and arrays: equal content, equal key; any difference, another."""
+    from ui.common import _frozen
+
+    a = np.zeros(5000)
+    b = a.copy()
+    b[2500] = 1.0  # differs where an abbreviated repr shows "..."
+    assert _frozen(("k", {"x": [1, 2], "y": a})) == _frozen(("k", {"y": a.copy(), "x": [1, 2]}))
+    assert _frozen(("k", {"y": a})) != _frozen(("k", {"y": b}))
+    hash(_frozen(("k", {"opts": {"nested": [1, {2, 3}]}, "arr": a})))
