@@ -204,6 +204,8 @@ if go and have < len(configs) and not too_large:
     st.rerun()  # draw the page afresh from the finished table (counts, button state)
 
 rows = list(store["rows"])
+if not rows and too_large:
+    st.stop()  # the refusal above says what to do
 if not rows:
     st.info("Choose datasets, algorithms and an ε grid in the sidebar, then **Run sweep**. A preset fills in a "
             "paper's setting (Priv-PC's Figure 1 on one network is 315 runs at n = 100,000: most of a minute on two "
