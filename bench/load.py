@@ -12,6 +12,13 @@ render: the server must stay responsive. The server's RSS (its process and child
 warm data with an unused noise seed, and the probe's render time on an idle server.
 Requires the dev requirements (Playwright) and Debian's chromium (`make chromium`); no browser is
 downloaded. Exits non-zero if any session failed.
+
+Soak mode: python bench/load.py --runs 200 [--cache-mb 256] performs that many varied runs one after another, each
+in a new browser session (Discover with six algorithms on seven networks, Score, Local privacy, Budget, Demo
+scenarios, Trade-off sweeps and the Datasets page; datasets, n, ε and seeds vary, so nearly every run misses the
+caches), prints the server's RSS every 10 runs and checks the end against a stated bound: the RSS after the first 20
+runs (every page imported, caches warming) plus the cache budget CGD_CACHE_MB given to the server plus 150 MB.
+Exits non-zero if a run failed or the bound is broken.
 """
 import argparse
 import asyncio
@@ -207,6 +214,128 @@ async def probe(browser, url: str, done: asyncio.Event, args) -> dict:
     return {"times": times, "failures": failures}
 
 
+NETWORKS = ("asia", "sachs", "child", "alarm", "insurance", "cancer", "survey")
+#: EM-PC is left out: its page shows a deliberate error box (no privacy guarantee), which a run here counts as failed
+DISCOVER_ALGOS = ("pc", "priv-pc", "svt-pc", "gauss-pc", "laplace-pc", "curate")
+SOAK_PAGES = ("discover", "discover", "discover", "score", "local", "budget", "demo", "tradeoff", "datasets")
+
+
+def soak_plan(k: int) -> tuple[str, str, str | None]:
+    """Run ``k`` of the soak: (page, link, button to press or None); deterministic, varied across pages, datasets,
+    algorithms, n, ε and seeds."""
+    import random
+
+    r = random.Random(k)
+    page = SOAK_PAGES[k % len(SOAK_PAGES)]
+    eps = r.choice((0.1, 0.5, 1.0, 2.0, 5.0, 10.0))
+    if page == "discover":
+        algo = r.choice(DISCOVER_ALGOS)
+        ds = r.choice(NETWORKS)
+        n = r.choice((2000, 5000, 10_000, 20_000))
+        return page, f"/?ds={ds}&n={n}&seed={r.randrange(3)}&algo={algo}&eps={eps:g}&reps={eps:g}&nseed={k}", None
+    if page == "score":
+        algo = r.choice(("notears", "noleaks", "curate-score"))
+        return page, f"/score?sds=synthetic&sn={r.choice((500, 1000, 2000))}&sseed={k}&salgo={algo}&seps={eps:g}", None
+    if page == "local":
+        return page, (f"/local?ln={r.choice((2000, 5000, 10_000))}&lmech={r.choice(('krr-cwise', 'geo-cwise'))}"
+                      f"&lmode=%CE%B5&leps={eps:g}&lseed={k}"), None
+    if page == "budget":
+        return page, f"/budget?bds={r.choice(('asia', 'sachs', 'child'))}&bn={r.choice((2000, 5000, 10_000))}" \
+                     f"&beps={eps:g}&breps={min(eps, 2.0):g}", None
+    if page == "demo":
+        return page, (f"/demo?scenario=epsilon-cost&cost_ds={r.choice(('asia', 'sachs', 'child'))}"
+                      f"&cost_n={r.choice((10_000, 30_000))}&cost_eps={r.choice((0.5, 1.0, 2.0, 5.0))}&cost_seed={k}"), None
+    if page == "tradeoff":
+        return page, (f"/tradeoff?tods={r.choice(('asia', 'cancer', 'sachs'))}&ton={r.choice((2000, 5000))}"
+                      f"&toalg={r.choice(('priv-pc', 'svt-pc', 'curate'))}&toeps=0.1,1,10&toreps=1&toseed={k}"
+                      "&tojobs=1"), "Run sweep"
+    return page, f"/datasets?dsview={r.choice(NETWORKS)}", None
+
+
+async def soak_run(browser, url: str, k: int, timeout_s: float) -> dict:
+    """One soak run in a new session: open its link, press its button if any, wait for a drawn figure and an idle
+    script with no error or exception element."""
+    from playwright.async_api import expect
+
+    page_name, link, button = soak_plan(k)
+    out = {"k": k, "page": page_name, "link": link, "ok": False, "error": "", "seconds": float("nan")}
+    ctx = await browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = await ctx.new_page()
+    t0 = time.perf_counter()
+    try:
+        await page.goto(url + link, wait_until="domcontentloaded", timeout=timeout_s * 1000)
+        if button is not None:
+            await page.get_by_role("button", name=button).click(timeout=timeout_s * 1000)
+            await expect(page.get_by_role("tab", name="Utility vs ε")).to_be_visible(timeout=timeout_s * 1000)
+        await expect(page.locator("[data-testid='stPlotlyChart'] .main-svg").first).to_be_attached(
+            timeout=timeout_s * 1000)
+        await page.locator(IDLE).wait_for(state="attached", timeout=timeout_s * 1000)
+        out["seconds"] = time.perf_counter() - t0
+        errors = page.locator(ERRORS)
+        if await errors.count():
+            out["error"] = "error element: " + (await errors.first.inner_text())[:160].replace("\n", " ")
+        else:
+            out["ok"] = True
+    except Exception as e:  # noqa: BLE001 (a timeout or a crash is a failed run, reported below)
+        out["seconds"] = time.perf_counter() - t0
+        out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
+    finally:
+        await ctx.close()
+    return out
+
+
+async def soak(url: str, rss: RssSampler, args) -> int:
+    from playwright.async_api import async_playwright
+
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        raise SystemExit("Debian's chromium is not installed (`make chromium`)")
+    mb = 1024 ** 2
+    start = rss.sample()
+    print(f"soak: {args.runs} varied runs, one new browser session each; server CGD_CACHE_MB = {args.cache_mb:g}; "
+          f"RSS at start {start / mb:.0f} MB ({os.cpu_count()} cores)")
+    print(f"{'runs':>5} {'wall s':>7} {'RSS MB':>7} {'peak MB':>8} {'server CPU s':>13}  pages in the last 10")
+    results, series, warm = [], [], None
+    t0 = time.perf_counter()
+    rss.mark()
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for k in range(args.runs):
+                results.append(await soak_run(browser, url, k, args.timeout))
+                if not results[-1]["ok"]:
+                    print(f"  run {k} FAILED ({results[-1]['page']} {results[-1]['link']}): {results[-1]['error']}")
+                if (k + 1) % 10 == 0:
+                    await asyncio.sleep(1.0)  # let the server release the closed sessions before sampling
+                    now = rss.sample()
+                    series.append((k + 1, now))
+                    if k + 1 == 20:
+                        warm = now
+                    last = [r["page"] for r in results[-10:]]
+                    print(f"{k + 1:>5} {time.perf_counter() - t0:7.0f} {now / mb:7.0f} {rss.peak / mb:8.0f} "
+                          f"{rss.cpu_seconds('server'):13.1f}  " + ", ".join(
+                              f"{pg} {last.count(pg)}" for pg in dict.fromkeys(last)))
+        finally:
+            await browser.close()
+    end = rss.sample()
+    warm = warm if warm is not None else start
+    bound = warm + args.cache_mb * mb + 150 * mb
+    ok = [r for r in results if r["ok"]]
+    print(f"\nruns completed without error: {len(ok)} of {len(results)}")
+    for page_name in dict.fromkeys(SOAK_PAGES):
+        secs = [r["seconds"] for r in ok if r["page"] == page_name]
+        if secs:
+            print(f"  {page_name:<9} {len(secs):4d} runs, median {statistics.median(secs):5.1f} s, max {max(secs):5.1f} s")
+    half = [v for k, v in series if k >= len(results) // 2]
+    print(f"RSS: start {start / mb:.0f} MB, after 20 runs {warm / mb:.0f} MB, end {end / mb:.0f} MB, peak "
+          f"{rss.peak / mb:.0f} MB; change over the second half {(half[-1] - half[0]) / mb if half else 0:+.0f} MB")
+    print(f"bound: RSS after 20 runs + CGD_CACHE_MB + 150 MB = {bound / mb:.0f} MB -> "
+          f"{'held' if end <= bound else 'BROKEN'} (end {end / mb:.0f} MB)")
+    print(f"server CPU s over the soak: {rss.cpu_seconds('server'):.1f}; browser {rss.cpu_seconds('browser'):.1f}; "
+          f"wall {time.perf_counter() - t0:.0f} s")
+    return 0 if len(ok) == len(results) and end <= bound else 1
+
+
 def pct(xs, q):
     xs = sorted(xs)
     if not xs:
@@ -306,18 +435,22 @@ def main():
     ap.add_argument("--timeout", type=float, default=600, help="seconds per session")
     ap.add_argument("--probe-timeout", type=float, default=120)
     ap.add_argument("--port", type=int, default=0, help="0: a free port")
+    ap.add_argument("--runs", type=int, default=0, help="soak mode: this many varied runs, one after another")
+    ap.add_argument("--cache-mb", type=float, default=256, help="soak mode: CGD_CACHE_MB given to the server")
     ap.add_argument("--screenshot", default=str(ROOT / "tests" / "artifacts" / "load_session1.png"),
                     help="full-page screenshot of load session #1 ('none' to skip)")
     args = ap.parse_args()
     port = args.port or free_port()
     log_path = ROOT / "bench" / "out" / "load_streamlit.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    if args.runs:
+        os.environ["CGD_CACHE_MB"] = f"{args.cache_mb:g}"
     with log_path.open("w") as log:
         proc, url = start_server(port, log)
         rss = RssSampler(proc.pid)
         rss.start()
         try:
-            code = asyncio.run(bench(url, rss, args))
+            code = asyncio.run(soak(url, rss, args) if args.runs else bench(url, rss, args))
         finally:
             rss.stop.set()
             proc.terminate()

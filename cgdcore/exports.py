@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-__all__ = ["FORMULA_START", "neutralise", "csv_text", "figure_html"]
+__all__ = ["FORMULA_START", "neutralise", "csv_text", "figure_html", "markdown_literal"]
 
 #: Leading characters that make a spreadsheet cell a formula (OWASP, "CSV Injection").
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -42,3 +42,22 @@ def figure_html(fig, title: str) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False},
                        default_width="100%", default_height=f"{fig.layout.height or 500}px").replace(
         "<head>", f"<head><title>{html.escape(title)}</title>", 1)
+
+
+#: characters Markdown (CommonMark, GitHub tables) or its LaTeX extension ($…$) can read as syntax
+_MARKDOWN_SYNTAX = set("\\`*_{}[]()<>#+-.!|$~:=&")
+
+
+def markdown_literal(text: Any) -> str:
+    """``text`` shown as typed in Markdown (Streamlit's captions, messages and labels): every ASCII punctuation
+    character that could start emphasis, a link, a heading, a table, HTML or LaTeX ($…$) is backslash-escaped, which
+    CommonMark defines for exactly these characters; line breaks become spaces."""
+    out = []
+    for ch in str(text):
+        if ch in "\r\n":
+            out.append(" ")
+        elif ch in _MARKDOWN_SYNTAX:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)

@@ -3,13 +3,13 @@ import streamlit as st
 
 from cgdcore.privacy.ledger import readable
 
-from ui.common import checked_url_settings, explain, route_through_app, run_cached, user_errors
+from ui.common import checked_url_settings, explain, refuse_work, route_through_app, run_cached, user_errors
 
 route_through_app()
 
 URL = {"bind": "query-params"}
 
-from ui.scenarios import CHOICES, SCENARIOS, run_scenario, settings_for  # noqa: E402
+from ui.scenarios import CHOICES, SCENARIOS, run_scenario, scenario_work, settings_for  # noqa: E402
 
 #: widget key of a scenario's setting, also the link's parameter name (e.g. ?scenario=epsilon-cost&cost_eps=2):
 #: one key per scenario and setting, so each widget's default is its scenario's value and a link that leaves a
@@ -102,6 +102,9 @@ with checked_url_settings():
 with user_errors():
     settings = settings_for(key, settings)
     heading.markdown(f"## {scenario.heading(settings)}")
+    units, commands = scenario_work(key, settings)
+    if refuse_work(units, "scenario", "a smaller network, fewer rows or fewer runs per ε", lambda: commands):
+        st.stop()
     bar = st.progress(0.0, text="running …") if key == "curve" else None
 
     def _progress(done, total, eta, row):

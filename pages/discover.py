@@ -5,7 +5,7 @@ import streamlit as st
 
 from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
-from cgdcore.exports import csv_text, figure_html
+from cgdcore.exports import csv_text, figure_html, markdown_literal
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
@@ -245,7 +245,7 @@ if private:
 run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items())) + (("draw", noise_draw),)
 
 c1, c2, c3, c4 = st.columns(4)
-c1.metric("Dataset", ds.name)
+c1.metric("Dataset", markdown_literal(ds.name))  # Markdown: an uploaded file's name is shown as typed
 c2.metric("Rows", f"{ds.n:,}")
 c3.metric("Variables", ds.d)
 c4.metric("Kind", ds.kind)

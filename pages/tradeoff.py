@@ -6,7 +6,7 @@ import streamlit as st
 
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
-from ui.common import checked_url_settings, explain, route_through_app, user_errors
+from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
 
 route_through_app()
 
@@ -57,11 +57,11 @@ def _one_sweep_at_a_time() -> threading.Lock:
     return threading.Lock()
 
 
-@st.cache_resource(max_entries=24, ttl=6 * 3600, show_spinner=False)
 def _store(key: str) -> dict:
     """Rows of the sweep with this key (its full parameters, seeds included), kept across reruns and
-    sessions: a finished sweep is shown at once, an interrupted one resumes where it stopped."""
-    return {"rows": [], "table": None}
+    sessions (in the server's byte-bounded cache, ui.common.memory): a finished sweep is shown at once, an
+    interrupted one resumes where it stopped."""
+    return memory().get_or_compute("sweep", key, lambda: {"rows": [], "table": None})
 
 
 def _apply_preset():
@@ -142,11 +142,25 @@ if p is not None:
 store = _store(spec.key)
 done = {r["seed"]: r for r in store["rows"]}
 have = sum(1 for c in configs if c.seed in done)
+
+
+def sweep_command() -> str:
+    """The command line running this sweep (it has no work ceiling)."""
+    return (f"python -m cgdcore sweep --dataset {','.join(spec.datasets)} --n {n} --algos '{','.join(spec.algorithms)}' "
+            f"--epsilons {eps_text} --reps {reps} --seed {seed} --budget {budget} --variant {variant} "
+            "--out results.csv")
+
+
+from cgdcore.experiments.cost import sweep_units  # noqa: E402
+
+# the runs still to compute, summed before any starts (cgdcore.experiments.cost); the rows already stored are shown
+too_large = refuse_work(sweep_units(spec, jobs=int(jobs), done=[c.key for c in configs if c.seed in done]), "sweep",
+                        "fewer datasets, rows, algorithms, ε values or repetitions", lambda: [sweep_command()])
 c1, c2, c3 = st.columns([2, 2, 3])
 c1.metric("Runs in this sweep", f"{len(configs):,}")
 c2.metric("Already computed", f"{have:,}")
 go = c3.button("Run sweep" if have == 0 else ("All runs done" if have == len(configs) else "Resume sweep"),
-               type="primary", key="togo", disabled=have == len(configs) or not configs)
+               type="primary", key="togo", disabled=have == len(configs) or not configs or too_large)
 if len(configs) > 600:
     c3.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
                "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
@@ -164,7 +178,7 @@ x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=
 clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", key="toclip", disabled=x_axis == "epsilon", **URL)
 metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func=lambda k: vs.METRICS[k], **URL)
 
-if go and have < len(configs):
+if go and have < len(configs) and not too_large:
     from cgdcore.experiments import run_sweep
 
     bar = st.progress(have / len(configs), text="Waiting for the sweep engine…")
@@ -186,9 +200,12 @@ if go and have < len(configs):
         store["seconds"] = time.perf_counter() - t0
     finally:
         lock.release()
+        memory().put("sweep", spec.key, store)  # measured again now that it holds the rows
     st.rerun()  # draw the page afresh from the finished table (counts, button state)
 
 rows = list(store["rows"])
+if not rows and too_large:
+    st.stop()  # the refusal above says what to do
 if not rows:
     st.info("Choose datasets, algorithms and an ε grid in the sidebar, then **Run sweep**. A preset fills in a "
             "paper's setting (Priv-PC's Figure 1 on one network is 315 runs at n = 100,000: most of a minute on two "
@@ -275,6 +292,4 @@ with tab_tab:
             st.code(cmd + " --json", language="bash")
     st.markdown("**The same sweep from the command line** (add `--jobs 2`, or `--backend dask --scheduler "
                 "tcp://HOST:8786` for a cluster):")
-    st.code(f"python -m cgdcore sweep --dataset {','.join(spec.datasets)} --n {n} --algos '{','.join(spec.algorithms)}' "
-            f"--epsilons {eps_text} --reps {reps} --seed {seed} --budget {budget} --variant {variant} "
-            f"--out results.csv", language="bash")
+    st.code(sweep_command(), language="bash")

@@ -1,7 +1,8 @@
 """Streamlit glue shared by the pages: cached loaders and runners, error display.
 
 Only deterministic things are cached: loaded/sampled data and non-private discovery results
-(their cache keys hold every parameter, including the seed). Caches are bounded.
+(their cache keys hold every parameter, including the seed), in one cache bounded in bytes and entries
+(:func:`memory`).
 """
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import hashlib
 import io
 import os
 import threading
-import time
-from collections import OrderedDict
 from contextlib import contextmanager
 
 import streamlit as st
@@ -18,23 +17,65 @@ import streamlit as st
 from cgdcore import UserError
 
 
-@st.cache_resource(max_entries=24, ttl=3600, show_spinner=False)
+@st.cache_resource(show_spinner=False)
+def memory():
+    """The server's one cache of datasets, uploads and deterministic results (ui.bounded_cache): at most
+    CGD_CACHE_MB in total, least recently used first out, and per kind an entry limit and a time to live."""
+    from ui.bounded_cache import ByteBoundedLRU, budget_bytes
+
+    store = ByteBoundedLRU(budget_bytes())
+    for kind, entries, ttl in (("dataset", 24, 3600), ("upload", 8, 3600), ("discovery", 32, 3600),
+                               ("discovery-upload", 8, 3600), ("cached", 48, 3600), ("stored", 16, 3600),
+                               ("sweep", 24, 6 * 3600)):
+        store.limit(kind, entries, ttl)
+    return store
+
+
+def _session() -> str:
+    """This session's id: uploads and results on them are kept per session (``kind:session`` namespaces)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else ""
+
+
 def load_dataset(spec: str, n: int | None, seed: int):
-    from cgdcore.data import load_dataset as _load
+    def load():
+        from cgdcore.data import load_dataset as _load
 
-    ds = _load(spec, n=n, seed=seed)
-    ds.data.setflags(write=False)
-    return ds
+        ds = _load(spec, n=n, seed=seed)
+        ds.data.setflags(write=False)
+        return ds
+
+    return memory().get_or_compute("dataset", (spec, n, seed), load)
 
 
-@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False, scope="session")
-def load_upload(digest: str, name: str, _payload: bytes, missing: str):
+def load_upload(digest: str, name: str, payload: bytes, missing: str):
     """Parse an uploaded CSV once per session and content (the digest is the cache key)."""
-    from cgdcore.data.tabular import load_csv
+    def parse():
+        from cgdcore.data.tabular import load_csv
 
-    ds = load_csv(io.BytesIO(_payload), name=name, missing=missing)
-    ds.data.setflags(write=False)
-    return ds
+        ds = load_csv(io.BytesIO(payload), name=name, missing=missing)
+        ds.data.setflags(write=False)
+        return ds
+
+    return memory().get_or_compute(f"upload:{_session()}", (digest, name, missing), parse)
+
+
+def _frozen(value):
+    """A hashable stand-in for a call's parameters: dicts as sorted tuples, lists as tuples, arrays by a digest of
+    their bytes, anything else unhashable by its repr (an object whose repr is its address never matches another)."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(_frozen(v) for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value))
+    if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # an array: its content, not its abbreviated repr
+        return ("array", str(value.dtype), getattr(value, "shape", ()), digest(value.tobytes()))
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        return repr(value)
 
 
 def digest(payload: bytes) -> str:
@@ -101,19 +142,29 @@ def check_work(name: str, n: int, d: int, params: dict) -> None:
     estimated work is above the server's ceiling (cgdcore.workload; the CLI has none). Called before sampling
     where the shape is known in advance."""
     from cgdcore.cli import command_line
-    from cgdcore.workload import ceiling, seconds_hint, work_units
+    from cgdcore.workload import work_units
 
     units = work_units(params.get("algo", "pc"), n, d, max_order=params.get("max_order"),
                        options=params.get("options"), ldp=params.get("ldp"))
-    top = ceiling()
-    if units > top:
-        st.error(f"This run is too large for the shared app: about {units:.2g} row-passes (≈ {seconds_hint(units):,.0f} "
-                 f"s of computing; this server's ceiling is {top:.2g}). Use fewer rows, fewer variables or a smaller "
-                 "maximum order — or run it from the command line, which has no ceiling:",
-                 icon=":material/speed:")
-        st.code(command_line(name, n, params) or "(an option of this run has no command-line flag)",
-                language="bash")
+    if refuse_work(units, "run", "fewer rows, fewer variables or a smaller maximum order",
+                   lambda: [command_line(name, n, params)]):
         st.stop()
+
+
+def refuse_work(units: float, what: str, smaller: str, commands) -> bool:
+    """Above the server's ceiling (cgdcore.workload), say so with the estimate and the equivalent commands
+    (``commands()``: a list, None for a run without a command line) and return True; else draw nothing."""
+    from cgdcore.workload import ceiling, seconds_hint
+
+    top = ceiling()
+    if units <= top:
+        return False
+    st.error(f"This {what} is too large for the shared app: about {units:.2g} row-passes (≈ {seconds_hint(units):,.0f} "
+             f"s of computing; this server's ceiling is {top:.2g}). Use {smaller} — or run it from the command line, "
+             "which has no ceiling:", icon=":material/speed:")
+    lines = [c for c in commands() if c]
+    st.code("\n".join(lines) or "(an option of this run has no command-line flag)", language="bash")
+    return True
 
 
 def run_discovery(key: tuple, dataset, **params):
@@ -132,52 +183,46 @@ def run_discovery_on_upload(key: tuple, dataset, **params):
     return _run_discovery_on_upload(key, dataset, **params)
 
 
-@st.cache_resource(max_entries=32, ttl=3600, show_spinner=False)
-def _run_discovery(key: tuple, _dataset, **params):
+def _run_discovery(key: tuple, dataset, **params):
+    return memory().get_or_compute("discovery", _frozen((key, params)), lambda: _discover(dataset, params))
+
+
+def _run_discovery_on_upload(key: tuple, dataset, **params):
+    return memory().get_or_compute(f"discovery-upload:{_session()}", _frozen((key, params)),
+                                   lambda: _discover(dataset, params))
+
+
+def _discover(dataset, params):
     from cgdcore.discover import discover
 
     with heavy_slot():
-        return discover(_dataset, **params)
+        return discover(dataset, **params)
 
 
-@st.cache_resource(max_entries=8, ttl=3600, show_spinner=False, scope="session")
-def _run_discovery_on_upload(key: tuple, _dataset, **params):
-    from cgdcore.discover import discover
+def _cached(key: tuple, fn, args, kwargs):
+    def compute():
+        with heavy_slot():
+            return fn(*args, **kwargs)
 
-    with heavy_slot():
-        return discover(_dataset, **params)
-
-
-@st.cache_resource(max_entries=48, ttl=3600, show_spinner=False)
-def _cached(key: tuple, _fn, _args, _kwargs):
-    with heavy_slot():
-        return _fn(*_args, **_kwargs)
+    return memory().get_or_compute("cached", _frozen(key), compute)
 
 
-@st.cache_resource(show_spinner=False)
-def _plain_store() -> dict:
-    return {"lock": threading.Lock(), "entries": OrderedDict()}
+_MISSING = object()
 
 
 def run_stored(key: tuple, fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` kept by ``key`` in a plain store shared by all sessions (the 16 most recent, for an
+    """``fn(*args, **kwargs)`` kept by ``key`` in :func:`memory`, shared by all sessions (the 16 most recent, for an
     hour), for calls that draw on the page while they run (progress bars, status lines). Streamlit's caches record
     what a cached call draws and replay it on the next hit; an element created outside the call cannot be
     replayed, and the second request for the same key failed with CacheReplayClosureError."""
-    store = _plain_store()
-    now = time.monotonic()
-    with store["lock"]:
-        hit = store["entries"].get(key)
-        if hit is not None and now - hit[0] < 3600:
-            store["entries"].move_to_end(key)
-            return hit[1]
+    store, key = memory(), _frozen(key)
+    hit = store.get("stored", key, _MISSING)
+    if hit is not _MISSING:
+        return hit
     queue_notice()
     with heavy_slot():
         value = fn(*args, **kwargs)
-    with store["lock"]:
-        store["entries"][key] = (now, value)
-        while len(store["entries"]) > 16:
-            store["entries"].popitem(last=False)
+    store.put("stored", key, value)
     return value
 
 

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from cgdcore.exports import markdown_literal
 from cgdcore.metrics import edge_differences
 
 
@@ -49,7 +50,7 @@ def pin_controls(res, run_key) -> None:
             st.query_params.pop("pin", None)
             pinned = None
         else:
-            c3.caption(f"Pinned: **{pinned['label']}**" + (" — this run" if pinned["key"] == run_key else ""))
+            c3.caption(f"Pinned: **{markdown_literal(pinned['label'])}**" + (" — this run" if pinned["key"] == run_key else ""))
     elif "pin" in st.query_params:
         c3.caption(f"This link compares with a pinned run: [open its settings](?{st.query_params['pin']}), pin it "
                    "there, then come back.")
@@ -85,10 +86,10 @@ def compare_panel(res, run_key, draw_graph) -> None:
         return
     left, right = st.columns(2)
     with left:
-        st.caption(f"**Pinned** — {pinned['label']} · [its settings]({_settings_link(pinned['link'])})")
+        st.caption(f"**Pinned** — {markdown_literal(pinned['label'])} · [its settings]({_settings_link(pinned['link'])})")
         draw_graph(a, "graph_pinned")
     with right:
-        st.caption(f"**This run** — {run_label(res)}")
+        st.caption(f"**This run** — {markdown_literal(run_label(res))}")
         draw_graph(res, "graph_current")
     diff = edge_differences(a.cpdag, res.cpdag, list(res.variables))
     if not diff:

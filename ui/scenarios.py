@@ -18,7 +18,8 @@ from typing import Any, Callable
 from cgdcore import UserError
 from cgdcore.metrics import every_pair_f1
 
-__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for"]
+__all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for",
+           "scenario_work"]
 
 
 #: what "total ε" means for the sparse-vector family: one sentence for the Discover page's Budget choice and the
@@ -273,12 +274,19 @@ CURVE_NAMES = {"pc[ci_test=kendall]": "PC", "gauss-pc": "Gauss-PC", "gauss-pc[ci
                "pc+krr-cwise": "local k-RR + PC"}
 
 
-def _curve(s, progress) -> Outcome:
-    from cgdcore.experiments import SweepSpec, run_sweep, summarise
+def curve_spec(s):
+    """The sweep of the ``curve`` scenario with settings ``s``."""
+    from cgdcore.experiments import SweepSpec
 
-    spec = SweepSpec(datasets=(s["dataset"],), algorithms=tuple(CURVE_NAMES),
+    return SweepSpec(datasets=(s["dataset"],), algorithms=tuple(CURVE_NAMES),
                      epsilons=(0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0), n=(s["n"],), reps=int(s["reps"]),
                      seed=int(s["seed"]), budget="total")
+
+
+def _curve(s, progress) -> Outcome:
+    from cgdcore.experiments import run_sweep, summarise
+
+    spec = curve_spec(s)
     table = run_sweep(spec, progress=progress)
     summary = summarise(table)
     from cgdcore.data import load_dataset
@@ -300,6 +308,44 @@ def _curve(s, progress) -> Outcome:
 
 _RUNNERS: dict[str, Callable[[dict, Any], Outcome]] = {
     "epsilon-cost": _epsilon_cost, "local-vs-central": _local_vs_central, "hospitals": _hospitals, "curve": _curve}
+
+
+def _discover_calls(key: str, s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``discover`` calls scenario ``key`` makes with settings ``s`` (their parameters, as ``command_line`` takes
+    them); the hospitals' separate runs on their own rows add up to one run on all of them."""
+    eps, seed = float(s.get("epsilon", 1.0)), s["seed"]
+    if key == "epsilon-cost":
+        return [{"algo": "pc", "ci_test": "kendall"}, {"algo": "gauss-pc", "epsilon": eps, "seed": seed},
+                {"algo": "priv-pc", "epsilon": eps, "seed": seed},
+                {"algo": "priv-pc", "round_epsilon": eps, "seed": seed, "options": {"scale": "p"}}]
+    if key == "local-vs-central":
+        return [{"algo": a, "epsilon": eps, "seed": seed} for a in ("gauss-pc", "priv-pc", "curate")] + [
+            {"algo": "pc", "ldp": {"mechanism": "krr-cwise", "epsilon": eps}, "seed": seed}]
+    if key == "hospitals":
+        common = {"owners": int(s["owners"]), "split": "skewed"}
+        return [{"algo": "fhe-pc", "seed": seed, "options": {**common, "mode": m}}
+                for m in ("aggregate", "plaintext", "plaintext")]
+    return []
+
+
+def scenario_work(key: str, overrides: dict[str, Any] | None = None) -> tuple[float, list[str | None]]:
+    """Estimated row-passes of scenario ``key`` (cgdcore.workload, summed over its runs; the curve's sweep as
+    cgdcore.experiments.cost counts it) and the commands that make the same runs."""
+    from cgdcore.cli import command_line
+    from cgdcore.experiments.cost import dataset_shape, sweep_units
+    from cgdcore.workload import work_units
+
+    s = settings_for(key, overrides)
+    if key == "curve":
+        spec = curve_spec(s)
+        return sweep_units(spec), [
+            f"python -m cgdcore sweep --dataset {s['dataset']} --n {s['n']} --algos '{','.join(spec.algorithms)}' "
+            f"--epsilons {','.join(f'{e:g}' for e in spec.epsilons)} --reps {spec.reps} --seed {spec.seed} "
+            "--budget total --out results.csv"]
+    n, d = dataset_shape(s["dataset"], s["n"])
+    calls = _discover_calls(key, s)
+    units = sum(work_units(c["algo"], n, d, options=c.get("options"), ldp=c.get("ldp")) for c in calls)
+    return units, [command_line(s["dataset"], s["n"], c) for c in calls]
 
 
 def run_scenario(key: str, overrides: dict[str, Any] | None = None, progress=None) -> Outcome:

@@ -12,6 +12,7 @@ is cached in a small LRU keyed by ``(name, n, seed)`` (deterministic, so safe to
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -223,7 +224,17 @@ class _SampleCache:
             self._d.clear()
 
 
-_samples = _SampleCache()
+def _sample_budget() -> int:
+    """Bytes of sampled arrays kept for reuse: CGD_CACHE_MB (MiB), the app's cache budget, when set to a positive
+    number — the app's caches hold datasets built on these same arrays — else 512 MiB."""
+    try:
+        mb = float(os.environ.get("CGD_CACHE_MB", "") or 512)
+    except ValueError:
+        mb = 512.0
+    return int((mb if mb > 0 else 512.0) * 2**20)
+
+
+_samples = _SampleCache(max_bytes=_sample_budget())
 
 
 @functools.lru_cache(maxsize=None)

@@ -17,6 +17,7 @@ the learned graph and the truth, and with :func:`edge_evidence` the CI test that
 from __future__ import annotations
 
 import html as _html
+import json
 import re
 from dataclasses import dataclass
 
@@ -154,12 +155,14 @@ def edge_hover(row: EdgeRow, names, evidence: dict | None = None) -> str:
     a, b = names[row.source], names[row.target]
     arrow = "→" if row.directed else "—"
     style = EDGE_STYLES[row.kind]
-    lines = [f"<b>{_html.escape(a)} {arrow} {_html.escape(b)}: {row.kind}</b>", style.meaning]
-    lines += [_html.escape(part.strip()) for part in row.detail.split(";") if part.strip()]
+    lines = [f"<b>{plotly_text(a)} {arrow} {plotly_text(b)}: {row.kind}</b>", style.meaning]
+    # the detail's parts (learned; true DAG; true CPDAG) are split where they start: a name may hold a ";"
+    lines += [plotly_text(part.strip()) for part in re.split(r"; (?=true (?:DAG|CPDAG): )", row.detail)
+              if part.strip()]
     if evidence:
         ev = evidence.get((min(row.source, row.target), max(row.source, row.target)))
         if ev:
-            lines.append(_html.escape(ev))
+            lines.append(plotly_text(ev))
     return "<br>".join(lines)
 
 
@@ -454,11 +457,12 @@ def _node_trace(xy, names, hover=None):
     """Nodes and their names (right of each marker) in one trace."""
     import plotly.graph_objects as go
 
-    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=[str(v) for v in names],
+    # plotly reads <b>, <a href>, <br> and entities in text as markup: escaped, a name is drawn as typed
+    return go.Scatter(x=xy[:, 0], y=xy[:, 1], mode="markers+text", text=[plotly_text(v) for v in names],
                       textposition="middle right", cliponaxis=False,
                       textfont=dict(size=FONT_SIZE, color=TEXT, shadow=LABEL_HALO),
                       marker=dict(size=2 * NODE_R - 1, color="#FFFFFF", line=dict(color="#333333", width=2)),
-                      hovertext=hover or list(names), hoverinfo="text", showlegend=False, name="nodes", meta="nodes",
+                      hovertext=hover or [plotly_text(v) for v in names], hoverinfo="text", showlegend=False, name="nodes", meta="nodes",
                       hoverlabel=dict(bgcolor="white", bordercolor="#333333", font=dict(color=TEXT, size=FONT_SIZE)))
 
 
@@ -470,10 +474,10 @@ def _node_hover(graph, names) -> list[str]:
         par = [names[u] for u in np.flatnonzero(A[:, v] & ~A[v, :])]
         ch = [names[u] for u in np.flatnonzero(A[v, :] & ~A[:, v])]
         un = [names[u] for u in np.flatnonzero(A[v, :] & A[:, v])]
-        parts = [f"<b>{_html.escape(str(name))}</b>"]
+        parts = [f"<b>{plotly_text(name)}</b>"]
         for lab, vs in (("parents", par), ("children", ch), ("undirected", un)):
             if vs:
-                parts.append(f"{lab}: {_html.escape(', '.join(map(str, vs)))}")
+                parts.append(f"{lab}: {plotly_text(', '.join(map(str, vs)))}")
         if len(parts) == 1:
             parts.append("no edges")
         out.append("<br>".join(parts))
@@ -634,7 +638,7 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
     cx = (lay.boxes[:, 0] + lay.boxes[:, 2]) / 2 if len(names) else np.zeros(0)
     net = Network(height=f"{height_px}px", width="100%", directed=True, cdn_resources="in_line", heading="")
     for k, v in enumerate(names):
-        net.add_node(k, label=v, title=v, x=float(cx[k]), y=float(-lay.xy[k, 1]), shape="box",
+        net.add_node(k, label=v, title=str(v).replace("href", _HREF), x=float(cx[k]), y=float(-lay.xy[k, 1]), shape="box",
                      color={"background": "#F2F2F2", "border": "#333333"},
                      font={"size": FONT_SIZE, "color": TEXT, "face": "Helvetica, Arial, sans-serif"})
     rows = edge_table(learned, true_dag, names)
@@ -646,7 +650,7 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
     net.set_options('{"physics": {"enabled": false}, "interaction": {"hover": true, "dragNodes": true, '
                     '"tooltipDelay": 150}, "layout": {"randomSeed": 7}, "edges": {"smooth": false, '
                     '"hoverWidth": 1.5, "selectionWidth": 1.5}}')
-    out = net.generate_html()
+    out = net.generate_html().replace(_HREF_JSON, "hr\\u0065f")  # JavaScript reads the escape as "href"
     out = re.sub(r"<link[^>]*cdn\.jsdelivr\.net[^>]*/?>", "", out, flags=re.S)
     out = re.sub(r"<script[^>]*cdn\.jsdelivr\.net[^>]*>\s*</script>", "", out, flags=re.S)
     out = out.replace("<center>\n<h1></h1>\n</center>", "")
@@ -666,6 +670,12 @@ def pyvis_html(learned: np.ndarray, true_dag: np.ndarray | None, names, height_p
                                  "max-width:520px}</style>\n</head>", 1)
     return out
 
+
+#: pyvis replaces vis-network's tooltip (which shows a title as text) by a popup that sets it as HTML whenever a node
+#: title contains "href", so a column named <a href=x onmouseover=...> ran script in the interactive view: titles are
+#: passed with "href" spelt otherwise and the JSON spelling is restored in the page's data afterwards
+_HREF = "hr\ue000f"
+_HREF_JSON = json.dumps(_HREF)[1:-1]
 
 #: fit the whole graph into view whenever the canvas gets a (new) size, until the user takes over
 _FIT_ON_SIZE = """<script>
@@ -706,3 +716,9 @@ def _csv(s: str) -> str:
 
 def escape(s: str) -> str:
     return _html.escape(str(s))
+
+
+def plotly_text(s) -> str:
+    """``s`` drawn as typed in a plotly text or hover label, which reads <b>, <a href>, <br> and entities as markup
+    (&lt; &gt; &amp; are decoded; &quot; is not, so quotes stay as they are: outside a tag they are plain text)."""
+    return _html.escape(str(s), quote=False)

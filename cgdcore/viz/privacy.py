@@ -72,7 +72,9 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
     if not rows:
         return _layout(fig, title="no noisy tests to show")
     idx = [r["test"] for r in rows]
-    hover = [f"{r['x']} ⟂ {r['y']} | {r['S']}<br>order {r['order']}, stage {r['stage']}<br>true p {r['true p']:.4g}"
+    from cgdcore.viz.graph import plotly_text  # names may come from an upload: plotly reads markup in hover text
+
+    hover = [f"{plotly_text(r['x'])} ⟂ {plotly_text(r['y'])} | {plotly_text(r['S'])}<br>order {r['order']}, stage {r['stage']}<br>true p {r['true p']:.4g}"
              f"<br>noisy {r['noisy']:.4g} vs threshold {r['threshold']:.4g}<br>private: {r['private decision']}"
              f"<br>non-private: {r['non-private decision']}" for r in rows]
     small = 7 if len(rows) > 300 else 9

@@ -619,3 +619,16 @@ def test_download_payloads_parse():
     assert back["algorithm"] == "gauss-pc" and back["privacy"]["epsilon"] <= 2.0
     html = figure_html(graph_figure(res.cpdag, res.dataset.truth, list(res.variables)), "a <b> title")
     assert "<title>a &lt;b&gt; title</title>" in html and "plotly" in html and '<script src="http' not in html
+
+
+def test_tradeoff_sweep_above_the_work_ceiling_is_refused_with_the_command():
+    """The Trade-off page sums the estimated work of the runs a sweep has left (cgdcore.experiments.cost) and refuses
+    one above the ceiling with the sweep's command line; its default sweep passes."""
+    at = _tradeoff({"tods": ["alarm", "child"], "ton": "1000000", "toalg": ["priv-pc", "em-pc"]})
+    assert any("sweep is too large for the shared app" in e.value for e in at.error), [e.value for e in at.error]
+    assert any(c.value.startswith("python -m cgdcore sweep --dataset alarm,child --n 1000000 --algos 'priv-pc,em-pc'")
+               for c in at.code)
+    assert at.button(key="togo").disabled
+    at = _tradeoff({})
+    assert not at.error and not at.button(key="togo").disabled
+    assert {m.label: m.value for m in at.metric}["Runs in this sweep"] == "315"

@@ -133,3 +133,21 @@ def test_a_lower_score_is_worse_than_the_baseline_never_no_better(f1, trivial, s
     from ui.scenarios import _verdict
 
     assert _verdict(SimpleNamespace(metrics={"skeleton_f1": f1}), trivial) == said
+
+
+def test_demo_scenario_above_the_work_ceiling_is_refused_with_the_command(monkeypatch):
+    """A scenario is estimated (ui.scenarios.scenario_work) before it runs; above the ceiling it is refused with the
+    commands that make the same runs. The defaults of every scenario pass."""
+    from cgdcore.workload import DEFAULT_CEILING
+    from ui.scenarios import scenario_work
+
+    assert all(scenario_work(k)[0] < DEFAULT_CEILING for k in SCENARIOS)
+    at = _demo({"scenario": "curve", "curve_ds": "alarm", "curve_n": "300000", "curve_reps": "5"})
+    assert any("scenario is too large for the shared app" in e.value for e in at.error), [e.value for e in at.error]
+    assert any(c.value.startswith("python -m cgdcore sweep --dataset alarm --n 300000") for c in at.code)
+    assert not at.success  # nothing ran
+    monkeypatch.setenv("CGD_MAX_WORK", "1e7")  # a tiny ceiling: the first scenario's four runs are refused too
+    at = _demo({"scenario": "epsilon-cost"})
+    assert any("scenario is too large" in e.value for e in at.error)
+    assert sum("python -m cgdcore discover --dataset sachs --n 100000" in line for c in at.code
+               for line in c.value.splitlines()) == 4

@@ -76,3 +76,84 @@ def test_dot_html_and_figure_escape_names(hostile):
     assert "<script>alert(1)</script>" not in html
     fig = viz.graph_figure(hostile.cpdag, None, names)
     assert "<script>" not in fig.to_json()
+
+
+SYNTAX = set("\\`*_{}[]()<>#+-.!|$~:=&")  # what Markdown, its tables, Streamlit's :directives: and $…$ read
+MARKUP = ['<a href="javascript:alert(1)">link</a>', "<b>bold</b> & co", r"$\frac{1}{2}$", 'say "hi"; then', "x<br>y"]
+
+
+def test_plotly_labels_draw_names_as_typed():
+    """plotly reads <b>, <a href>, <br> and &lt;-style entities in text and hover labels: a name is escaped so the
+    label reads as typed (quotes are left alone: plotly shows &quot; literally)."""
+    import html
+
+    from cgdcore import viz
+    from cgdcore.viz.graph import plotly_text
+    from cgdcore.viz.privacy import noise_threshold_figure
+
+    d = len(MARKUP)
+    chain = np.zeros((d, d), bool)
+    for k in range(d - 1):
+        chain[k, k + 1] = True
+    fig = viz.graph_figure(chain, chain, MARKUP)
+    nodes = [t for t in fig.data if t.meta == "nodes"]
+    assert nodes and all(list(t.text) == [plotly_text(v) for v in MARKUP] for t in nodes)
+    for t in nodes:
+        assert [html.unescape(s) for s in t.text] == MARKUP and not any("<" in s for s in t.text)
+    hovers = [h for t in fig.data if t.hovertext is not None for h in ([t.hovertext] if isinstance(t.hovertext, str)
+                                                                       else t.hovertext)]
+    assert hovers and not any(bad in h for h in hovers for bad in ("<a ", "<b>bold", "x<br>y", "&quot;"))
+    assert any("&lt;b&gt;bold&lt;/b&gt; &amp; co" in h for h in hovers)
+    row = {"test": 0, "x": MARKUP[0], "y": MARKUP[1], "S": MARKUP[4], "order": 1, "true p": 0.5, "noisy": 0.4,
+           "noise": -0.1, "threshold": 0.05, "stage": "examine", "ε": 1.0, "private decision": "independent",
+           "non-private decision": "independent", "flipped": False}
+    noise = noise_threshold_figure([row], 0.05)
+    text = " ".join(h for t in noise.data if t.hovertext is not None for h in t.hovertext)
+    assert "&lt;a href=" in text and "<a href" not in text and "x&lt;br&gt;y" in text
+
+
+def test_edge_hover_splits_its_parts_not_the_names():
+    from cgdcore import viz
+
+    a = np.zeros((2, 2), bool)
+    a[0, 1] = True
+    row = viz.edge_table(a, a, ["a;b", "c; true"])[0]
+    lines = viz.edge_hover(row, ["a;b", "c; true"]).split("<br>")
+    assert lines[2:] == ["learned: a;b → c; true", "true DAG: a;b → c; true", "true CPDAG: a;b — c; true"]
+
+
+def test_pyvis_keeps_its_text_tooltips_when_a_name_holds_href():
+    """pyvis swaps vis-network's text tooltip for a popup that sets a node's title as HTML whenever a title contains
+    "href": the page must never get that popup, and the titles must still read as the names."""
+    import json
+    import re
+
+    from cgdcore import viz
+
+    names = MARKUP + ["<img src=x onerror=alert(1)>", "plain href"]
+    page = viz.pyvis_html(np.zeros((len(names), len(names)), bool), None, names)
+    assert "innerHTML = nodeData" not in page and "popup.innerHTML" not in page
+    data = re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page, re.S).group(1)
+    nodes = json.loads(data)  # the page's own data, as JavaScript reads it
+    assert [n["title"] for n in nodes] == names and [n["label"] for n in nodes] == names
+    assert "<img" not in data and "</script>" not in data.lower()
+
+
+def test_markdown_literal_escapes_every_markdown_and_latex_character():
+    """Markdown (CommonMark) treats a backslash before ASCII punctuation as that character: escaped, a name shows
+    as typed — no emphasis, link, heading, table, HTML or $…$ formula — and reading the escapes back gives the name."""
+    import re
+
+    from cgdcore.exports import markdown_literal
+
+    for name in MARKUP + HOSTILE + ["# head", "a|b", "1. item", "- item", "`code`", ":red[x] :material/home:",
+                                    "~~gone~~", "line\nbreak", "back\\slash"]:
+        out, i = markdown_literal(name), 0
+        while i < len(out):  # every syntax character is escaped, and a backslash only ever escapes one
+            if out[i] == "\\":
+                assert i + 1 < len(out) and out[i + 1] in SYNTAX, out
+                i += 2
+            else:
+                assert out[i] not in SYNTAX and out[i] != "\n", out
+                i += 1
+        assert re.sub(r"\\(.)", r"\1", out) == name.replace("\n", " ")

@@ -2,6 +2,8 @@
 import math
 import shlex
 
+import pytest
+
 from cgdcore.cli import main
 from cgdcore.cli import command_line as cli_command
 from cgdcore.workload import DEFAULT_CEILING, ceiling, work_units
@@ -64,3 +66,48 @@ def test_heavy_slots_bound_concurrent_runs_and_nest(monkeypatch):
     assert peak[0] == 2
     s = common._slots()
     assert s["running"] == 0 and s["waiting"] == 0
+
+
+def test_sweep_estimate_sums_its_runs_and_counts_the_shared_statistics():
+    from cgdcore.experiments import SweepSpec
+    from cgdcore.experiments.cost import WARM_TEST_UNITS, run_units, sweep_units
+
+    eps = (0.1, 1.0, 10.0)
+    one = SweepSpec(datasets=("sachs",), algorithms=("priv-pc",), epsilons=eps, n=(100_000,), reps=2)
+    runs = one.runs()
+    cold, warm = run_units(runs[0]), run_units(runs[0], warm=True)
+    assert cold == work_units("priv-pc", 100_000, 11)
+    assert warm == math.comb(11, 2) * 4 * WARM_TEST_UNITS < cold / 2
+    # the first run in each worker pays the row-passes, the other five draw noise over cached statistics
+    assert sweep_units(one) == pytest.approx(cold + 5 * warm)
+    assert sweep_units(one, jobs=2) == pytest.approx(2 * cold + 4 * warm)
+    # runs already stored are not counted; a finished sweep costs nothing
+    assert sweep_units(one, done=[r.key for r in runs[:3]]) == pytest.approx(cold + 2 * warm)
+    assert sweep_units(one, done=[r.key for r in runs]) == 0
+    # a local mechanism randomises the records anew on every run: each pays in full
+    local = SweepSpec(datasets=("sachs",), algorithms=("pc+krr-cwise",), epsilons=eps, n=(100_000,), reps=2)
+    assert sweep_units(local) == pytest.approx(6 * work_units("pc", 100_000, 11))
+    # more runs, rows or variables never cost less
+    assert sweep_units(SweepSpec(datasets=("alarm",), algorithms=("priv-pc",), epsilons=eps, n=(100_000,),
+                                 reps=2)) > sweep_units(one)
+    assert sweep_units(SweepSpec(datasets=("sachs",), algorithms=("priv-pc", "em-pc"), epsilons=eps,
+                                 n=(100_000,), reps=2)) > sweep_units(one)
+
+
+def test_trade_off_default_sweep_fits_and_a_paper_figure_on_every_network_does_not():
+    from cgdcore.experiments import SweepSpec, parse_epsilon_grid
+    from cgdcore.experiments.cost import sweep_units
+    from cgdcore.experiments.presets import PRESETS
+
+    default = SweepSpec(datasets=("sachs",), algorithms=("priv-pc", "svt-pc", "em-pc"),
+                        epsilons=parse_epsilon_grid("logspace:-2:1.5:21"), n=(100_000,), reps=5, variant="original")
+    assert sweep_units(default, jobs=2) < DEFAULT_CEILING
+    assert sweep_units(PRESETS["privpc-fig1"].spec, jobs=2) > DEFAULT_CEILING  # 2,205 runs, Alarm and Child in them
+
+
+def test_dataset_shape_reads_the_registry():
+    from cgdcore.experiments.cost import dataset_shape
+
+    assert dataset_shape("alarm", 5000) == (5000, 37)
+    assert dataset_shape("sachs-cont", 100_000) == (853, 11)  # real data: at most its own rows
+    assert dataset_shape("synthetic:d=20", 300) == (300, 20)
