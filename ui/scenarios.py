@@ -186,12 +186,8 @@ def _local_vs_central(s, progress) -> Outcome:
     from cgdcore.discover import discover
 
     ds = load_dataset(s["dataset"], n=s["n"], seed=0)
-    eps, seed = float(s["epsilon"]), s["seed"]
-    gauss = discover(ds, algo="gauss-pc", epsilon=eps, seed=seed)
-    gauss_g = discover(ds, algo="gauss-pc", ci_test="g2", epsilon=eps, seed=seed)
-    central = discover(ds, algo="priv-pc", epsilon=eps, seed=seed)
-    curate = discover(ds, algo="curate", epsilon=eps, seed=seed)
-    local = discover(ds, algo="pc", ldp={"mechanism": "krr-cwise", "epsilon": eps}, seed=seed)
+    eps = float(s["epsilon"])
+    gauss, gauss_g, central, curate, local = (discover(ds, **c) for c in _discover_calls("local-vs-central", s))
     best = max((gauss, gauss_g, central, curate), key=_f1)
     trivial = every_pair_f1(ds.truth)
 
@@ -318,8 +314,10 @@ def _discover_calls(key: str, s: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"algo": "pc", "ci_test": "kendall"}, {"algo": "gauss-pc", "epsilon": eps, "seed": seed},
                 {"algo": "priv-pc", "epsilon": eps, "seed": seed},
                 {"algo": "priv-pc", "round_epsilon": eps, "seed": seed, "options": {"scale": "p"}}]
-    if key == "local-vs-central":
-        return [{"algo": a, "epsilon": eps, "seed": seed} for a in ("gauss-pc", "priv-pc", "curate")] + [
+    if key == "local-vs-central":  # the order _local_vs_central reads them in
+        return [{"algo": "gauss-pc", "epsilon": eps, "seed": seed},
+                {"algo": "gauss-pc", "ci_test": "g2", "epsilon": eps, "seed": seed}] + [
+            {"algo": a, "epsilon": eps, "seed": seed} for a in ("priv-pc", "curate")] + [
             {"algo": "pc", "ldp": {"mechanism": "krr-cwise", "epsilon": eps}, "seed": seed}]
     if key == "hospitals":
         common = {"owners": int(s["owners"]), "split": "skewed"}
