@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
+
 STATISTICS = ("g2", "chi2")
 #: How G² evaluates its log: the paper's Taylor series of log(1+u) around 1, or the series of
 #: log r = 2·atanh((r−1)/(r+1)), which converges for every ratio r > 0.
@@ -76,6 +78,7 @@ def reciprocal(x, r0, iterations: int):
         r = r0
         steps = iterations
     for _ in range(steps):
+        checkpoint()
         r = r * (-(x * r) + 2.0)
     return r
 

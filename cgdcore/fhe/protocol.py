@@ -48,6 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 from cgdcore.fhe import circuits, ckks
 from cgdcore.fhe.parties import MAX_JOINT_CELLS, Owner, joint_cells, split_rows
 
@@ -153,6 +154,7 @@ def count_vectors(owner: Owner, layout: Layout, noise=None) -> np.ndarray:
     each distinct count plus ``noise`` when given (the per-count DP variant)."""
     out = np.empty((4, layout.slots))
     for t, (x, y, S) in enumerate(layout.tests):
+        checkpoint()
         tab = owner.table(tuple(S) + (x, y))
         _fill_cells(out, slice(layout.offsets[t], layout.offsets[t + 1]),
                     tab.reshape(-1, tab.shape[-2], tab.shape[-1]), noise)
@@ -373,6 +375,7 @@ class Federation:
             # owners: encrypt their vectors for this batch and send them
             sent = []
             for o, v in zip(self.owners, locals_):
+                checkpoint()
                 t = time.perf_counter()
                 vecs = [v[0, sl]] if s.mode == "aggregate" else [v[k, sl] / m for k in range(4)]
                 if guesses is not None:
@@ -383,6 +386,7 @@ class Federation:
                 self.report["ciphertexts"] += len(blobs)
                 sent.append(blobs)
             # server: add the owners' ciphertexts, evaluate the circuit (public context only)
+            checkpoint()
             t = time.perf_counter()
             agg = None
             for blobs in sent:
