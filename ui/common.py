@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 
 
 @st.cache_resource(max_entries=24, ttl=3600, show_spinner=False)
@@ -57,7 +58,8 @@ def _slots() -> dict:
 @contextmanager
 def heavy_slot():
     """Hold one of the server's :data:`HEAVY_SLOTS` while computing; wait (first come, first served) when all are
-    taken. Used inside the cached runners, so a cache hit never waits."""
+    taken. Used inside the cached runners, so a cache hit never waits. A run that ends early (an error, or its
+    user left while it waited or ran) gives its slot back."""
     if getattr(_held, "depth", 0):  # a heavy run calling another: it already holds its slot
         _held.depth += 1
         try:
@@ -70,7 +72,8 @@ def heavy_slot():
         s["waiting"] += 1
         try:
             while s["running"] >= HEAVY_SLOTS:
-                s["cond"].wait(timeout=1.0)
+                s["cond"].wait(timeout=0.2)
+                checkpoint()  # a waiting run ends when its user leaves (ui/stopping.py)
         finally:
             s["waiting"] -= 1
         s["running"] += 1
