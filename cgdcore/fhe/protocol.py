@@ -225,9 +225,13 @@ class Federation:
         if self._keys is not None:
             return
         t = time.perf_counter()
+        checkpoint()  # each step below is one library call of 1.5–2 s at N = 32768
         self._keys = ckks.KeyHolder(params)
+        checkpoint()
         pub = self._keys.public_bytes()
+        checkpoint()
         self._owner_ctx = ckks.public_context(pub)  # other owners encrypt with the public key
+        checkpoint()
         self._server_ctx = ckks.public_context(pub)
         self.report["seconds"]["keygen"] += time.perf_counter() - t
         self.report["bytes"]["public_context"] = len(pub)
@@ -380,7 +384,7 @@ class Federation:
                 vecs = [v[0, sl]] if s.mode == "aggregate" else [v[k, sl] / m for k in range(4)]
                 if guesses is not None:
                     vecs.append(guesses[o.index][sl])
-                blobs = [ckks.encrypt(self._owner_ctx, x) for x in vecs]
+                blobs = [_checked(ckks.encrypt, self._owner_ctx, x) for x in vecs]
                 self._tick("encrypt", t)
                 self.report["bytes"]["upload_per_owner"][o.index] += sum(map(len, blobs))
                 self.report["ciphertexts"] += len(blobs)
@@ -464,6 +468,12 @@ def _max_r0x(r0, scaled, settings: Settings) -> tuple[float, int]:
     (where Newton–Raphson diverges)."""
     x = circuits.reciprocal_input(settings.statistic, settings.log_series, *scaled)
     return float(np.max(r0 * x, initial=0.0)), int(np.sum(r0 * x >= 2.0))
+
+
+def _checked(fn, *args):
+    """``fn(*args)`` after a cancel checkpoint (one ciphertext operation at a time)."""
+    checkpoint()
+    return fn(*args)
 
 
 def _chunk_slices(total: int, size: int):

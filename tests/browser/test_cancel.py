@@ -1,0 +1,138 @@
+"""Leaving a page ends its long run: on each page with one, start a run that takes well over 20 s, go to another page,
+and the server's CPU (its process and its children: a sweep's worker processes) is back to idle within 5 s."""
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, free_port
+
+pytestmark = pytest.mark.browser
+
+#: (page, link with the run's settings, button that starts the run or None when the page runs on load, tab to open
+#: first). Each run takes well over 20 s of one core on its own (measured with the equivalent commands).
+LONG_RUNS = [
+    ("Discover", "/?ds=win95pts&n=1000000&algo=pc", None, None),
+    ("Demo", "/demo?scenario=curve&curve_ds=alarm&curve_n=300000&curve_reps=5", None, None),
+    ("Trade-off", "/tradeoff?tods=alarm&ton=300000&toalg=priv-pc&toalg=svt-pc&toeps=logspace:-2:1.5:21&toreps=3",
+     "Run sweep", None),
+    ("Local", "/local?lscen=Sachs+network+%28bnlearn%2C+3+states+per+protein%29&ln=200000",
+     "Run the comparison", "Privacy–utility curve"),
+    ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None),
+    ("Score", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears", None, None),
+    ("Budget", "/budget?bds=win95pts&bn=500000", None, None),
+]
+#: cores: a run in progress (on a machine shared with other work: 2 cores, load about 7 gives a process ~0.3), and a
+#: server doing nothing (an idle Streamlit server uses ~0.01)
+BUSY, IDLE = 0.2, 0.1
+WINDOW = 0.5  # seconds per CPU sample
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`streamlit run app.py` without the work ceiling (these runs are meant to be long); yields (url, process)."""
+    import psutil
+
+    port = free_port()
+    log = (tmp_path_factory.mktemp("cancel") / "streamlit.log").open("w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "CGD_MAX_WORK": "0"})
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        assert proc.poll() is None, "streamlit exited early"
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.terminate()
+        pytest.fail("streamlit did not become healthy within 60 s")
+    yield url, psutil.Process(proc.pid), log
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def _cpu_seconds(proc) -> float:
+    """User + system CPU seconds of ``proc`` and its live children."""
+    import psutil
+
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+def _cores(proc, window=WINDOW) -> float:
+    """Cores the server used over the next ``window`` seconds (a child that exits meanwhile is not counted)."""
+    a, t = _cpu_seconds(proc), time.monotonic()
+    time.sleep(window)
+    return max(0.0, _cpu_seconds(proc) - a) / (time.monotonic() - t)
+
+
+def _wait_busy(proc, timeout=90.0) -> float:
+    """Seconds until the server has used at least BUSY cores for two windows running."""
+    t0 = time.monotonic()
+    hits = 0
+    while time.monotonic() - t0 < timeout:
+        hits = hits + 1 if _cores(proc) >= BUSY else 0
+        if hits >= 2:
+            return time.monotonic() - t0
+    pytest.fail(f"the run never kept the server busy (≥ {BUSY} cores) within {timeout:.0f} s")
+
+
+def _seconds_to_idle(proc, limit=30.0) -> float:
+    """Seconds from now to the end of the first window in which the server used less than IDLE cores."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        if _cores(proc) < IDLE:
+            return time.monotonic() - t0
+    return float("inf")
+
+
+def test_leaving_a_page_ends_its_long_run(server, browser):
+    from playwright.sync_api import expect
+
+    url, proc, log = server
+    timings = {}
+    for name, link, button, tab in LONG_RUNS:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+        page = ctx.new_page()
+        page.goto(url + link, wait_until="domcontentloaded")
+        app = page.locator("[data-testid='stApp']")
+        if button is not None:
+            page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                                timeout=120_000)
+            if tab is not None:
+                page.get_by_role("tab", name=tab).click()
+            page.get_by_role("button", name=button).click()
+        _wait_busy(proc)
+        assert _cores(proc, 1.0) >= BUSY, f"{name}: the run was not computing when the user left"
+        assert app.get_attribute("data-test-script-state") == "running", f"{name}: the run already ended"
+        page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Datasets").click()
+        timings[name] = _seconds_to_idle(proc)
+        expect(page.get_by_role("heading", name="Datasets").first).to_be_visible(timeout=30_000)
+        assert page.locator("[data-testid='stException']").count() == 0, f"{name}: an error after leaving"
+        ctx.close()
+    print("seconds from leaving the page to an idle server:",
+          ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
+    slow = {k: v for k, v in timings.items() if v > 5.0}
+    log.seek(0)
+    assert not slow, f"still computing 5 s after the user left: {slow}\nserver log:\n{log.read()[-3000:]}"
