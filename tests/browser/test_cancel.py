@@ -1,6 +1,7 @@
 """Leaving a page ends its long run: on each page with one, start a run that takes well over 20 s, go to another page,
 and the server's CPU (its process and its children: a sweep's worker processes) is back to idle within 5 s."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -13,17 +14,19 @@ from conftest import ROOT, free_port
 pytestmark = pytest.mark.browser
 
 #: (page, link with the run's settings, button that starts the run or None when the page runs on load, tab to open
-#: first). Each run takes well over 20 s of one core on its own (measured with the equivalent commands).
+#: first, text the page shows while the computation runs — after loading or sampling the data, which are not
+#: interrupted). Each run takes well over 20 s of one core on its own (measured with the equivalent commands).
+RUNS_DONE = re.compile(r"\d+ / \d+ runs")  # a progress bar's text
 LONG_RUNS = [
-    ("Discover", "/?ds=win95pts&n=1000000&algo=pc", None, None),
-    ("Demo", "/demo?scenario=curve&curve_ds=alarm&curve_n=300000&curve_reps=5", None, None),
+    ("Discover", "/?ds=win95pts&n=1000000&algo=pc", None, None, "Running pc…"),
+    ("Demo", "/demo?scenario=curve&curve_ds=alarm&curve_n=300000&curve_reps=5", None, None, "Running the scenario"),
     ("Trade-off", "/tradeoff?tods=alarm&ton=300000&toalg=priv-pc&toalg=svt-pc&toeps=logspace:-2:1.5:21&toreps=3",
-     "Run sweep", None),
+     "Run sweep", None, RUNS_DONE),
     ("Local", "/local?lscen=Sachs+network+%28bnlearn%2C+3+states+per+protein%29&ln=200000",
-     "Run the comparison", "Privacy–utility curve"),
-    ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None),
-    ("Score", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears", None, None),
-    ("Budget", "/budget?bds=win95pts&bn=500000", None, None),
+     "Run the comparison", "Privacy–utility curve", RUNS_DONE),
+    ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None, "Running federated PC…"),
+    ("Score", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears", None, None, re.compile("Running notears", re.I)),
+    ("Budget", "/budget?bds=win95pts&bn=500000", None, None, "Running CURATE and Priv-PC…"),
 ]
 #: cores: a run in progress (on a machine shared with other work: 2 cores, load about 7 gives a process ~0.3), and a
 #: server doing nothing (an idle Streamlit server uses ~0.01)
@@ -112,7 +115,7 @@ def test_leaving_a_page_ends_its_long_run(server, browser):
 
     url, proc, log = server
     timings = {}
-    for name, link, button, tab in LONG_RUNS:
+    for name, link, button, tab, computing in LONG_RUNS:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
         page = ctx.new_page()
         page.goto(url + link, wait_until="domcontentloaded")
@@ -123,6 +126,8 @@ def test_leaving_a_page_ends_its_long_run(server, browser):
             if tab is not None:
                 page.get_by_role("tab", name=tab).click()
             page.get_by_role("button", name=button).click()
+        page.get_by_text(computing).first.wait_for(state="visible", timeout=120_000)
+        time.sleep(1.0)
         _wait_busy(proc)
         assert _cores(proc, 1.0) >= BUSY, f"{name}: the run was not computing when the user left"
         assert app.get_attribute("data-test-script-state") == "running", f"{name}: the run already ended"
@@ -136,3 +141,27 @@ def test_leaving_a_page_ends_its_long_run(server, browser):
     slow = {k: v for k, v in timings.items() if v > 5.0}
     log.seek(0)
     assert not slow, f"still computing 5 s after the user left: {slow}\nserver log:\n{log.read()[-3000:]}"
+
+
+def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
+    """The toolbar's Stop and a closed tab end the run the same way (Streamlit asks the script to stop)."""
+    url, proc, _ = server
+    timings = {}
+    for how, link in (("Stop button", "/?ds=win95pts&n=1000000&algo=pc&seed=1"),
+                      ("closed tab", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears&sseed=1")):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+        page = ctx.new_page()
+        page.goto(url + link, wait_until="domcontentloaded")
+        _wait_busy(proc)
+        assert _cores(proc, 1.0) >= BUSY, f"{how}: the run was not computing"
+        if how == "Stop button":
+            page.locator("[data-testid='stStatusWidget']").get_by_role("button", name="Stop").click()
+            timings[how] = _seconds_to_idle(proc)
+            page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                                timeout=30_000)
+            ctx.close()
+        else:
+            ctx.close()
+            timings[how] = _seconds_to_idle(proc)
+    print("seconds to an idle server:", ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
+    assert all(v <= 5.0 for v in timings.values()), timings
