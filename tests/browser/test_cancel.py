@@ -24,13 +24,15 @@ LONG_RUNS = [
      "Run sweep", None, RUNS_DONE),
     ("Local", "/local?lscen=Sachs+network+%28bnlearn%2C+3+states+per+protein%29&ln=200000",
      "Run the comparison", "Privacy–utility curve", RUNS_DONE),
-    ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None, "Running federated PC…"),
+    # past key generation: its three library calls of ~2 s of CPU each cannot be interrupted, and on a machine
+    # loaded to 13 processes per 2 cores each takes over 5 s of wall time
+    ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None, "ciphertext batch"),
     ("Score", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears", None, None, re.compile("Running notears", re.I)),
     ("Budget", "/budget?bds=win95pts&bn=500000", None, None, "Running CURATE and Priv-PC…"),
 ]
-#: cores: a run in progress (on a machine shared with other work: 2 cores, load about 7 gives a process ~0.3), and a
-#: server doing nothing (an idle Streamlit server uses ~0.01)
-BUSY, IDLE = 0.2, 0.1
+#: cores: a run in progress (on a machine shared with other work: 2 cores at a load of 13 give a process ~0.15), and
+#: a server doing nothing (an idle Streamlit server measures 0–0.02)
+BUSY, IDLE = 0.12, 0.06
 WINDOW = 0.5  # seconds per CPU sample
 
 
@@ -101,12 +103,16 @@ def _wait_busy(proc, timeout=90.0) -> float:
     pytest.fail(f"the run never kept the server busy (≥ {BUSY} cores) within {timeout:.0f} s")
 
 
-def _seconds_to_idle(proc, limit=30.0) -> float:
-    """Seconds from now to the end of the first window in which the server used less than IDLE cores."""
+def _seconds_to_idle(proc, limit=30.0, stay=2.0) -> float:
+    """Seconds from now to the end of the first window in which the server used less than IDLE cores, counted only
+    if it then stays below IDLE for ``stay`` seconds (a busy process starved by other work for one window is not
+    idle); ``inf`` if that does not happen within ``limit`` seconds."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit:
         if _cores(proc) < IDLE:
-            return time.monotonic() - t0
+            at = time.monotonic() - t0
+            if _cores(proc, stay) < IDLE:
+                return at
     return float("inf")
 
 
@@ -126,10 +132,9 @@ def test_leaving_a_page_ends_its_long_run(server, browser):
             if tab is not None:
                 page.get_by_role("tab", name=tab).click()
             page.get_by_role("button", name=button).click()
-        page.get_by_text(computing).first.wait_for(state="visible", timeout=120_000)
+        page.get_by_text(computing).first.wait_for(state="attached", timeout=120_000)
         time.sleep(1.0)
         _wait_busy(proc)
-        assert _cores(proc, 1.0) >= BUSY, f"{name}: the run was not computing when the user left"
         assert app.get_attribute("data-test-script-state") == "running", f"{name}: the run already ended"
         page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Datasets").click()
         timings[name] = _seconds_to_idle(proc)
@@ -147,13 +152,16 @@ def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
     """The toolbar's Stop and a closed tab end the run the same way (Streamlit asks the script to stop)."""
     url, proc, _ = server
     timings = {}
-    for how, link in (("Stop button", "/?ds=win95pts&n=1000000&algo=pc&seed=1"),
-                      ("closed tab", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears&sseed=1")):
+    for how, link, computing in (("Stop button", "/?ds=win95pts&n=1000000&algo=pc&seed=1", "Running pc…"),
+                                 ("closed tab", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears&sseed=1",
+                                  re.compile("Running notears", re.I))):
         ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
         page = ctx.new_page()
         page.goto(url + link, wait_until="domcontentloaded")
+        page.get_by_text(computing).first.wait_for(state="attached", timeout=120_000)
+        time.sleep(1.0)
         _wait_busy(proc)
-        assert _cores(proc, 1.0) >= BUSY, f"{how}: the run was not computing"
+        assert page.locator("[data-testid='stApp']").get_attribute("data-test-script-state") == "running"
         if how == "Stop button":
             page.locator("[data-testid='stStatusWidget']").get_by_role("button", name="Stop").click()
             timings[how] = _seconds_to_idle(proc)
