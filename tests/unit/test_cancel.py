@@ -114,13 +114,16 @@ def test_local_privacy_runs_stop_at_a_checkpoint():
     assert done == [1, 2, 3, 4]  # stopped inside the fifth of the curve's nine runs
 
 
-def test_encrypted_pc_stops_at_a_checkpoint():
+def test_encrypted_pc_stops_at_a_checkpoint(monkeypatch):
     from cgdcore.discover import discover
+    from cgdcore.fhe import run
 
+    monkeypatch.setattr(run, "_reset_high_water_mark", lambda: False)  # measure memory with the sampler thread
     check = _raise_after(2)
     with cancellable(check, interval=0.0), pytest.raises(Cancelled):
         discover(_asia(500), algo="fhe-pc", options={"owners": 2})
     assert check.n == 2
+    assert not any(t.name == "rss-sampler" and t.is_alive() for t in threading.enumerate())
 
 
 def test_stop_file_is_seen_by_its_check():
