@@ -272,7 +272,6 @@ def _parallel_cancellable(todo: list[RunConfig], key: str, jobs: int):
 
     stop = StopFile()
     box: queue.Queue = queue.Queue()
-    end = object()
 
     def drive():
         try:
@@ -281,7 +280,7 @@ def _parallel_cancellable(todo: list[RunConfig], key: str, jobs: int):
         except BaseException as exc:  # handed to the waiting thread
             box.put(("error", exc))
         else:
-            box.put(("end", end))
+            box.put(("end", None))
 
     worker = threading.Thread(target=drive, name="sweep-pool", daemon=True)
     worker.start()
