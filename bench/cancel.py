@@ -6,9 +6,9 @@ Usage: python bench/cancel.py [--before PATH] [--reps 3] [--skip-stop]
 2. Whole-process CPU of `python -m cgdcore discover` runs in this checkout and, with --before, in an older checkout
    (e.g. `git archive` of the commit before the checkpoints), interleaved; ratio = this / before.
 3. In-process CPU of the same runs with and without an installed check (every checkpoint then reads the clock),
-   interleaved; ratio = with / without.
-4. Stop latency: each kind of long run is asked to stop after a few seconds; wall and CPU seconds (process and
-   children) from the request to the run's return, against the app's 5 s target.
+   interleaved, at least 5 each; ratio = with / without (the statistics cache is warm after the first run).
+4. Stop latency: each kind of long run is wanted stopped a few seconds in; wall and CPU seconds (process and
+   children) from that moment to the run's return, against the app's 5 s target.
 Prints numbers only.
 """
 import argparse
@@ -66,11 +66,14 @@ def in_process_cpu(args: list[str], armed: bool) -> float:
 
 
 def _tree_cpu() -> float:
+    """CPU seconds of this process, its live children and its reaped children (a sweep's workers)."""
     import psutil
 
     me = psutil.Process()
-    total = 0.0
-    for p in [me, *me.children(recursive=True)]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+    for p in me.children(recursive=True):
         try:
             t = p.cpu_times()
             total += t.user + t.system
@@ -80,29 +83,38 @@ def _tree_cpu() -> float:
 
 
 def stop_latency(label: str, run, after: float = 4.0) -> None:
-    """Ask ``run()`` to stop ``after`` seconds in; print wall and CPU from the request to its return."""
+    """Want ``run()`` to stop ``after`` seconds in (a timer marks the moment and reads the CPU then, as a user leaving
+    would); print wall and CPU seconds from that moment to the run's return."""
+    import threading
+
     from cgdcore.cancel import Cancelled, cancellable
 
-    t0 = time.monotonic()
-    asked = {}
+    wanted = threading.Event()
+    at = {}
+
+    def mark():
+        at["t"], at["cpu"] = time.monotonic(), _tree_cpu()
+        wanted.set()
 
     def check():
-        if time.monotonic() - t0 >= after:
-            asked.setdefault("t", time.monotonic())
-            asked.setdefault("cpu", _tree_cpu())
+        if wanted.is_set():
             raise Cancelled("stop")
 
+    t0 = time.monotonic()
+    timer = threading.Timer(after, mark)
+    timer.start()
     try:
         with cancellable(check, interval=0.2):
             run()
+        timer.cancel()
         print(f"{label:<34} finished before the request ({time.monotonic() - t0:.1f} s): choose a larger run")
         return
     except Cancelled:
         pass
-    wall = time.monotonic() - asked["t"]
+    wall = time.monotonic() - at["t"]
     time.sleep(0.5)  # let worker processes exit before reading their CPU
-    cpu = _tree_cpu() - asked["cpu"]
-    print(f"{label:<34} {wall:>8.2f} {cpu:>8.2f}   (run for {asked['t'] - t0:.1f} s before the request)")
+    cpu = _tree_cpu() - at["cpu"]
+    print(f"{label:<34} {wall:>8.2f} {cpu:>8.2f}   (stop wanted {after:.0f} s into the run)")
 
 
 def main() -> None:
@@ -128,7 +140,7 @@ def main() -> None:
     for label, a in RUNS.items():
         in_process_cpu(a, False)  # warm caches and imports
         off, on = [], []
-        for _ in range(args.reps):
+        for _ in range(max(args.reps, 5)):
             off.append(in_process_cpu(a, False))
             on.append(in_process_cpu(a, True))
         print(f"{label:<26} {min(off):>10.2f} {min(on):>10.2f} {min(on) / min(off):>6.3f}×")
