@@ -24,7 +24,7 @@ def yield_to_streamlit() -> None:
     rerun request (``SafeSessionState`` calls the script runner's ``_maybe_handle_execution_control_request``;
     checked in Streamlit 1.67). Unlike updating an element, it sends nothing to the browser, so it is also safe inside
     ``st.cache_*`` functions (nothing is recorded for replay). Off the script thread (a worker thread) it does
-    nothing. The browser test ``tests/browser/test_cancel.py`` fails if a later Streamlit drops this behaviour."""
+    nothing. The browser test ``tests/browser/test_leaving.py`` fails if a later Streamlit drops this behaviour."""
     _ = _PROBE in st.session_state
 
 
