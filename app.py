@@ -1,6 +1,8 @@
 """Entry point: page configuration and navigation. Pages live in pages/ and only compose."""
 import streamlit as st
 
+from ui.stopping import stop_when_user_leaves
+
 st.set_page_config(page_title="Private causal discovery", page_icon="🕸️", layout="wide",
                    menu_items={"About": "Teach, explore and demonstrate privacy-preserving causal discovery."})
 
@@ -15,4 +17,5 @@ pages = [
     st.Page("pages/tradeoff.py", title="Trade-off", icon=":material/query_stats:", url_path="tradeoff"),
     st.Page("pages/datasets.py", title="Datasets", icon=":material/dataset:", url_path="datasets"),
 ]
-st.navigation(pages).run()
+with stop_when_user_leaves():  # leaving a page, rerunning it or Stop ends its long runs (ui/stopping.py)
+    st.navigation(pages).run()

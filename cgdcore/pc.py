@@ -22,6 +22,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import UserError
+from .cancel import checkpoint
 from .graph import DSeparation, meek_closure, unshielded_triples
 
 SKELETON_VARIANTS = ("stable", "original")
@@ -320,6 +321,7 @@ def skeleton_search(
                         stopped = True
                         reason = policy.why_stopped()
                         break
+                    checkpoint()
                     dec = decide(x, y, S, order)
                     if budgeted and policy.exhausted:  # the policy refused: nothing was asked
                         stopped = True
@@ -361,6 +363,7 @@ def _batched_level(d, first_separating, frozen, nbrs, sepsets, order, asked_from
             if len(frozen[x]) - 1 < order:
                 continue
             seen = asked_from.pop((y, x), None) if skip_repeated else None
+            checkpoint()
             S, asked = first_separating(x, frozen[x], y, order, seen)
             count += asked
             if S is not None:
@@ -382,6 +385,7 @@ def _node_wise_level(d, policy, decide_node, nbrs, sepsets, trace, order, varian
             continue
         if budgeted and policy.exhausted:
             return count, True, policy.why_stopped()
+        checkpoint()
         cands = [(y, list(itertools.combinations([k for k in adj_x if k != y], order))) for y in adj_x]
         deletions, records = decide_node(x, order, cands)
         count += len(records)
@@ -412,6 +416,7 @@ def _edge_wise_level(d, policy, decide_edge, nbrs, sepsets, trace, order, varian
             why = policy.why_stopped()
             if budgeted and policy.exhausted:
                 return count, True, why
+            checkpoint()
             dec, S = decide_edge(x, y, list(sets), order)
             if budgeted and policy.exhausted:  # the policy refused: nothing was asked
                 return count, True, policy.stop_reason or why
@@ -436,6 +441,7 @@ def _all_sepsets(policy, trace, i, j, k_skel, original):
                     continue
                 if policy.exhausted:
                     return found
+                checkpoint()
                 dec = policy.decide(i, j, S, size)
                 trace.append(TestRecord.of(i, j, S, size, dec, "orientation"))
                 if dec.independent:

@@ -3,6 +3,7 @@ import threading
 
 import streamlit as st
 
+from cgdcore.cancel import checkpoint
 from cgdcore.fhe.protocol import MODES
 from cgdcore.fhe.run import comparison
 from ui.privacy import accounting_table, guarantee_message, status_legend
@@ -150,7 +151,8 @@ if go:
             lock = _one_encrypted_run_at_a_time() if heavy else None
             if lock is not None and not lock.acquire(blocking=False):
                 line.write("Waiting for another session's encrypted run to finish…")
-                lock.acquire()
+                while not lock.acquire(timeout=0.2):
+                    checkpoint()  # the user may leave while waiting
             try:
                 from cgdcore.discover import discover
 

@@ -4,6 +4,7 @@ import time
 
 import streamlit as st
 
+from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
 from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
@@ -185,7 +186,8 @@ if go and have < len(configs) and not too_large:
     lock = _one_sweep_at_a_time()
     if not lock.acquire(blocking=False):
         bar.progress(have / len(configs), text="Another sweep is running; this one starts when it finishes…")
-        lock.acquire()
+        while not lock.acquire(timeout=0.2):
+            checkpoint()  # the user may leave while waiting
     try:
         t0 = time.perf_counter()
 

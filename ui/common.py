@@ -15,6 +15,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 
 
 @st.cache_resource(show_spinner=False)
@@ -98,7 +99,8 @@ def _slots() -> dict:
 @contextmanager
 def heavy_slot():
     """Hold one of the server's :data:`HEAVY_SLOTS` while computing; wait (first come, first served) when all are
-    taken. Used inside the cached runners, so a cache hit never waits."""
+    taken. Used inside the cached runners, so a cache hit never waits. A run that ends early (an error, or its
+    user left while it waited or ran) gives its slot back."""
     if getattr(_held, "depth", 0):  # a heavy run calling another: it already holds its slot
         _held.depth += 1
         try:
@@ -111,7 +113,8 @@ def heavy_slot():
         s["waiting"] += 1
         try:
             while s["running"] >= HEAVY_SLOTS:
-                s["cond"].wait(timeout=1.0)
+                s["cond"].wait(timeout=0.2)
+                checkpoint()  # a waiting run ends when its user leaves (ui/stopping.py)
         finally:
             s["waiting"] -= 1
         s["running"] += 1

@@ -34,6 +34,7 @@ from math import comb
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
 from cgdcore import UserError
 from cgdcore.central.policies import PrivatePolicy, tests_at_order
 from cgdcore.central.scale import critical_value, z_alpha
@@ -117,6 +118,7 @@ def plan_budgets(capacity: float, e_i: int, i: int, d: int, last: int, *, T: flo
     x0 = np.full(k, lo)
 
     def obj(v):
+        checkpoint()
         return surrogate_error(np.maximum(v, 0), T, beta1, beta2, sensitivity, c1, c2)
 
     cons = [{"type": "ineq", "fun": lambda v: remaining - leak(v, t)}]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
 from cgdcore.pc import Policy, TestRecord
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import ExponentialMechanism
@@ -111,6 +112,7 @@ class EMPCPolicy(Policy):
         for y, sets in candidates:
             bp, bS, bres = -1.0, (), None
             for S in sets:
+                checkpoint()
                 r = self.test(x, y, S)
                 records.append(TestRecord(x, y, tuple(S), order, r.statistic, r.p_value, r.p_value > self.alpha,
                                           "skeleton", stage="em-test"))

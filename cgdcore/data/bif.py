@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 
 __all__ = ["BayesNet", "parse_bif", "read_bif", "sample", "exact_joint", "exact_marginals"]
 
@@ -406,6 +407,7 @@ def sample(bn: BayesNet, n: int, rng: np.random.Generator | int | None = None) -
     thr = np.empty(m_max, dtype=np.float32)
     hit = np.empty(m_max, dtype=bool)
     for start in range(0, n, _CHUNK):
+        checkpoint()
         m = min(_CHUNK, n - start)
         uu, cf, tt, th, hh = u[:m], cfg[:m], tmp[:m], thr[:m], hit[:m]
         for v, pa_strides, cols, kmax in plan:

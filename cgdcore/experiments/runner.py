@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from cgdcore import UserError
+from cgdcore.cancel import StopFile, cancellable, checkpoint, installed
 from cgdcore.experiments.results import (PartialWriter, code_version, partial_path, read_partial, row_key, to_frame,
                                          write_table)
 from cgdcore.experiments.spec import RunConfig, SweepSpec, parse_algo
@@ -141,9 +143,12 @@ def _keep_worker_caches() -> None:
         pe._MAX_MEMORY_LEAK_SIZE = 8 * 2**30
 
 
-def _run_chunk(cfgs: list[RunConfig], sweep_key: str) -> list[dict[str, Any]]:
+def _run_chunk(cfgs: list[RunConfig], sweep_key: str, stop_path: str | None = None) -> list[dict[str, Any]]:
     _keep_worker_caches()
-    return [run_one(c, sweep_key) for c in cfgs]
+    if stop_path is None:
+        return [run_one(c, sweep_key) for c in cfgs]
+    with cancellable(StopFile(stop_path).check):
+        return [run_one(c, sweep_key) for c in cfgs]
 
 
 def _chunks(todo: list[RunConfig], jobs: int) -> list[list[RunConfig]]:
@@ -234,7 +239,13 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, backend: str = "loky", schedule
         if todo:
             if jobs == 1 and backend == "loky":
                 for c in todo:
+                    checkpoint()
                     record(run_one(c, key))
+            elif installed() and backend == "loky":
+                with closing(_parallel_cancellable(todo, key, jobs)) as chunks:
+                    for chunk_rows in chunks:
+                        for row in chunk_rows:
+                            record(row)
             else:
                 for chunk_rows in _parallel(todo, key, jobs, backend, scheduler):
                     for row in chunk_rows:
@@ -251,7 +262,51 @@ def run_sweep(spec: SweepSpec, *, jobs: int = 1, backend: str = "loky", schedule
     return df
 
 
-def _parallel(todo: list[RunConfig], key: str, jobs: int, backend: str, scheduler: str | None):
+def _parallel_cancellable(todo: list[RunConfig], key: str, jobs: int):
+    """:func:`_parallel` on local processes for a caller with a cancel check installed (cgdcore.cancel): the pool is
+    driven from a second thread while this one waits for rows, calling ``checkpoint()`` every 0.1 s. When the check
+    raises, a :class:`~cgdcore.cancel.StopFile` asks the workers to stop at their own next checkpoint; joblib then
+    ends the pool, and the check's exception is re-raised here."""
+    import queue
+    import threading
+
+    stop = StopFile()
+    box: queue.Queue = queue.Queue()
+
+    def drive():
+        try:
+            for rows in _parallel(todo, key, jobs, "loky", None, stop_path=stop.path):
+                box.put(("rows", rows))
+        except BaseException as exc:  # handed to the waiting thread
+            box.put(("error", exc))
+        else:
+            box.put(("end", None))
+
+    worker = threading.Thread(target=drive, name="sweep-pool", daemon=True)
+    worker.start()
+    try:
+        while True:
+            try:
+                kind, item = box.get(timeout=0.1)
+            except queue.Empty:
+                checkpoint()
+                continue
+            if kind == "rows":
+                yield item
+            elif kind == "error":
+                raise item
+            else:
+                return
+    except BaseException:
+        stop.request()
+        raise
+    finally:
+        worker.join(timeout=30)
+        stop.close()
+
+
+def _parallel(todo: list[RunConfig], key: str, jobs: int, backend: str, scheduler: str | None,
+              stop_path: str | None = None):
     """Yield lists of rows as chunks finish (any order)."""
     from joblib import Parallel, delayed, parallel_config
 
@@ -277,4 +332,5 @@ def _parallel(todo: list[RunConfig], key: str, jobs: int, backend: str, schedule
 
     n = (os.cpu_count() or 1) if jobs == -1 else jobs
     with parallel_config(backend="loky", n_jobs=n):
-        yield from Parallel(return_as="generator_unordered")(delayed(_run_chunk)(c, key) for c in _chunks(todo, n))
+        yield from Parallel(return_as="generator_unordered")(delayed(_run_chunk)(c, key, stop_path)
+                                                              for c in _chunks(todo, n))

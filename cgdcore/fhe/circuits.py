@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
+
 STATISTICS = ("g2", "chi2")
 #: How G² evaluates its log: the paper's Taylor series of log(1+u) around 1, or the series of
 #: log r = 2·atanh((r−1)/(r+1)), which converges for every ratio r > 0.
@@ -76,6 +78,7 @@ def reciprocal(x, r0, iterations: int):
         r = r0
         steps = iterations
     for _ in range(steps):
+        checkpoint()
         r = r * (-(x * r) + 2.0)
     return r
 
@@ -95,9 +98,11 @@ def log1p_taylor(u, terms: int):
     scaled = [u * ((-1.0) ** (k + 1) / k) for k in range(2, terms + 1)]  # c_k·u, k = 2..terms
     powers = [u, u * u] if terms > 2 else [u]  # u^{k-1}, k = 2..terms
     while len(powers) < terms - 1:
+        checkpoint()
         powers.append(powers[-1] * u)
     out = u
     for c_u, power in zip(scaled, powers):
+        checkpoint()
         out = out + c_u * power
     return out
 
@@ -116,9 +121,11 @@ def atanh_series(z, terms: int, factor: float = 1.0):
     z2 = z * z
     powers = [z2]  # z^{2k}, k = 1..terms-1
     while len(powers) < terms - 1:
+        checkpoint()
         powers.append(powers[-1] * z2)
     out = scaled[0]
     for c_z, power in zip(scaled[1:], powers):
+        checkpoint()
         out = out + c_z * power
     return out
 

@@ -48,6 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 from cgdcore.fhe import circuits, ckks
 from cgdcore.fhe.parties import MAX_JOINT_CELLS, Owner, joint_cells, split_rows
 
@@ -153,6 +154,7 @@ def count_vectors(owner: Owner, layout: Layout, noise=None) -> np.ndarray:
     each distinct count plus ``noise`` when given (the per-count DP variant)."""
     out = np.empty((4, layout.slots))
     for t, (x, y, S) in enumerate(layout.tests):
+        checkpoint()
         tab = owner.table(tuple(S) + (x, y))
         _fill_cells(out, slice(layout.offsets[t], layout.offsets[t + 1]),
                     tab.reshape(-1, tab.shape[-2], tab.shape[-1]), noise)
@@ -223,9 +225,13 @@ class Federation:
         if self._keys is not None:
             return
         t = time.perf_counter()
+        checkpoint()  # each step below is one library call of 1.5–2 s at N = 32768
         self._keys = ckks.KeyHolder(params)
+        checkpoint()
         pub = self._keys.public_bytes()
+        checkpoint()
         self._owner_ctx = ckks.public_context(pub)  # other owners encrypt with the public key
+        checkpoint()
         self._server_ctx = ckks.public_context(pub)
         self.report["seconds"]["keygen"] += time.perf_counter() - t
         self.report["bytes"]["public_context"] = len(pub)
@@ -373,16 +379,18 @@ class Federation:
             # owners: encrypt their vectors for this batch and send them
             sent = []
             for o, v in zip(self.owners, locals_):
+                checkpoint()
                 t = time.perf_counter()
                 vecs = [v[0, sl]] if s.mode == "aggregate" else [v[k, sl] / m for k in range(4)]
                 if guesses is not None:
                     vecs.append(guesses[o.index][sl])
-                blobs = [ckks.encrypt(self._owner_ctx, x) for x in vecs]
+                blobs = [_checked(ckks.encrypt, self._owner_ctx, x) for x in vecs]
                 self._tick("encrypt", t)
                 self.report["bytes"]["upload_per_owner"][o.index] += sum(map(len, blobs))
                 self.report["ciphertexts"] += len(blobs)
                 sent.append(blobs)
             # server: add the owners' ciphertexts, evaluate the circuit (public context only)
+            checkpoint()
             t = time.perf_counter()
             agg = None
             for blobs in sent:
@@ -460,6 +468,12 @@ def _max_r0x(r0, scaled, settings: Settings) -> tuple[float, int]:
     (where Newton–Raphson diverges)."""
     x = circuits.reciprocal_input(settings.statistic, settings.log_series, *scaled)
     return float(np.max(r0 * x, initial=0.0)), int(np.sum(r0 * x >= 2.0))
+
+
+def _checked(fn, *args):
+    """``fn(*args)`` after a cancel checkpoint (one ciphertext operation at a time)."""
+    checkpoint()
+    return fn(*args)
 
 
 def _chunk_slices(total: int, size: int):

@@ -100,22 +100,25 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
         raise UserError("--epsilon applies to fhe-pc only with a DP variant (--fhe-dp once|per-count).")
     t0 = time.perf_counter()
     memory = RunMemory().start()  # before the owners' shares and the keys are made: they are this run's memory
-    parties = federate(dataset, owners=owners, split=split, seed=seed)
-    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 4]))
-    fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
-                     epsilon=epsilon, ledger=ledger, rng=rng, progress=progress)
-    if dp == "once":
-        fed.prepare_dp_once()
-    policy = FederatedPolicy(fed, alpha)
-    params = {"ci_test": settings.statistic, "alpha": alpha, "owners": owners, "split": split, "mode": settings.mode,
-              "iterations": settings.iterations, "r0": settings.r0, "warm_start": settings.warm_start,
-              "warm_c": settings.warm_c, "taylor_terms": settings.taylor_terms, "dp": dp, "key_holder": key_holder + 1,
-              "sepset": "max-p (batched level)"}
-    result = pc(policy, dataset.variables, max_order=max_order, params=params, progress=pc_progress)
-    result = replace(result, n_ci_tests=policy.evaluated)
+    try:  # a run that ends early (an error, or cancelled) stops the memory sampler too
+        parties = federate(dataset, owners=owners, split=split, seed=seed)
+        rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 4]))
+        fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
+                         epsilon=epsilon, ledger=ledger, rng=rng, progress=progress)
+        if dp == "once":
+            fed.prepare_dp_once()
+        policy = FederatedPolicy(fed, alpha)
+        params = {"ci_test": settings.statistic, "alpha": alpha, "owners": owners, "split": split,
+                  "mode": settings.mode, "iterations": settings.iterations, "r0": settings.r0,
+                  "warm_start": settings.warm_start, "warm_c": settings.warm_c, "taylor_terms": settings.taylor_terms,
+                  "dp": dp, "key_holder": key_holder + 1, "sepset": "max-p (batched level)"}
+        result = pc(policy, dataset.variables, max_order=max_order, params=params, progress=pc_progress)
+        result = replace(result, n_ci_tests=policy.evaluated)
+    finally:
+        added = memory.stop()
     report = fed.report
     report["seconds"]["total"] = time.perf_counter() - t0
-    report["memory_added_mb"] = memory.stop()
+    report["memory_added_mb"] = added
     report["owner_rows"] = [o.n for o in parties]
     report["owners"] = owners
     decided = sum(lv["tests"] for lv in report["levels"])

@@ -15,6 +15,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
 from cgdcore.data.dataset import Dataset
 from cgdcore.local import frequency as F
 from cgdcore.local import mechanisms as M
@@ -84,6 +85,7 @@ def utility_curve(dataset: Dataset, *, mechanisms: Iterable[str] = tuple(MECHANI
 
     def tick():
         nonlocal done
+        checkpoint()
         done += 1
         if progress:
             progress(done, total)
@@ -133,6 +135,7 @@ def frequency_comparison(x: np.ndarray, k: int, epsilons: Iterable[float], seeds
         for eps in epsilons:
             errs = []
             for s in seeds:
+                checkpoint()
                 rng = np.random.default_rng([s, int(eps * 1000)])
                 rep = {"grr": F.grr_reports, "oue": F.oue_reports, "olh": F.olh_reports}[name](x, k, eps, rng)
                 est = F.estimate_frequencies(name, rep, k, eps, n)

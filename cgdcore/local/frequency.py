@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.cancel import checkpoint
 from cgdcore.local.mechanisms import _check_eps, krr, krr_keep_probability
 
 __all__ = ["FREQUENCY_ORACLES", "oracle_pq", "grr_reports", "oue_reports", "olh_reports", "olh_hash",
@@ -192,6 +193,7 @@ def ibu(q: np.ndarray, channels=None, iters: int = 500, tol: float = 1e-8, *, ba
         forward, backward = maps
     theta = np.full(q.shape, 1.0 / (q[0].size if batch else q.size))
     for it in range(1, iters + 1):
+        checkpoint()
         pred = forward(theta)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(pred > 0, q / pred, 0.0)

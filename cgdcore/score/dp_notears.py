@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
 from cgdcore.privacy.ledger import Ledger, zcdp_epsilon
 from cgdcore.privacy.mechanisms import BudgetExceeded, GaussianMechanism
 from cgdcore.score.blas import single_threaded_blas
@@ -95,6 +96,7 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
     stopped, reason = False, None
     mech = None
     for k in range(I):
+        checkpoint()
         W = wp - wm
         if mech is None or mech.requested != rhos[k]:
             mech = GaussianMechanism(sens, rhos[k], rng, ledger, bound=clip, dim=d * (d - 1),

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cgdcore.cancel import checkpoint
 from cgdcore.score.blas import single_threaded_blas
 
 __all__ = ["acyclicity", "loss_and_grad_cov", "loss_and_grad_data", "notears_linear", "NotearsResult",
@@ -103,6 +104,7 @@ def _lbfgsb_nonneg(fg, x0: np.ndarray, *, maxcor: int = 10, ftol: float = 2.2204
         _lbfgsb.setulb(m, x, low, upp, nbd, f, g, factr, gtol, wa, iwa, task, lsave, isave, dsave, maxls,
                        ln_task)
         if task[0] == 3:  # FG: f and ∇f at x
+            checkpoint()
             if not at_x0:
                 f, g[:] = fg(x)
                 nfev += 1
