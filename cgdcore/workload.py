@@ -10,7 +10,6 @@ a shared server for minutes, not timings: the CLI has no ceiling.
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, Mapping
 
 __all__ = ["work_units", "DEFAULT_CEILING", "ceiling", "seconds_hint", "UNITS_PER_SECOND"]
@@ -26,11 +25,9 @@ FHE_TEST_UNITS = 6e7
 
 def ceiling() -> float:
     """The per-request ceiling in row-passes (CGD_MAX_WORK, or the default); ``inf`` when set to 0."""
-    raw = os.environ.get("CGD_MAX_WORK", "")
-    try:
-        v = float(raw) if raw else DEFAULT_CEILING
-    except ValueError:
-        v = DEFAULT_CEILING
+    from cgdcore.environment import env_number
+
+    v = env_number("CGD_MAX_WORK", DEFAULT_CEILING)
     return math.inf if v <= 0 else v
 
 

@@ -389,6 +389,27 @@ def noise_in_floating_point():
                "the papers' 'plain' sampler stays available, marked as having no guarantee.")
 
 
+def _f1_against_epsilon(series, ceilings=()):
+    """Mean skeleton F1 against total ε, one line per (name, rows with "epsilon" and "skeleton_f1"); each ceiling
+    (value, label) a dotted line in its series' colour."""
+    import plotly.graph_objects as go
+
+    from cgdcore.viz.palette import line, marker
+
+    fig = go.Figure()
+    for i, (name, pts) in enumerate(series):
+        fig.add_scatter(x=[r["epsilon"] for r in pts], y=[r["skeleton_f1"] for r in pts], mode="lines+markers",
+                        name=name, line=line(i), marker=marker(i),
+                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>skeleton F1 = %{{y:.2f}}<extra></extra>")
+    for i, (value, label) in enumerate(ceilings):
+        fig.add_hline(y=value, line=dict(color=line(i)["color"], dash="dot", width=2), annotation_text=label,
+                      annotation_position="bottom right" if i == 0 else "top right")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(title="total ε", type="log"),
+                      yaxis=dict(title="skeleton F1 (Sachs, n = 100,000)", range=[0, 1.05]),
+                      legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
 def why_the_p_value_wastes_budget():
     c1, c2 = st.columns([1.3, 2])
     rows = teach.p_and_z_margins()
@@ -403,20 +424,10 @@ def why_the_p_value_wastes_budget():
     with user_errors():
         ds = load_dataset("sachs", 100_000, 0)
         comp = run_cached(("learn-scale",), teach.scale_comparison, ds)
-    import plotly.graph_objects as go
-
-    from cgdcore.viz.palette import line, marker
-
-    fig = go.Figure()
-    for i, (algo, scale) in enumerate([(a, s) for a in ("laplace-pc", "svt-pc") for s in ("p", "z")]):
-        pts = [r for r in comp if r["algorithm"] == algo and r["scale"] == scale]
-        name = f"{algo}, {'p-value scale (as in paper)' if scale == 'p' else 'z scale'}"
-        fig.add_scatter(x=[r["epsilon"] for r in pts], y=[r["skeleton_f1"] for r in pts], mode="lines+markers",
-                        name=name, line=line(i), marker=marker(i),
-                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>skeleton F1 = %{{y:.2f}}<extra></extra>")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(title="total ε", type="log"),
-                      yaxis=dict(title="skeleton F1 (Sachs, n = 100,000)", range=[0, 1]),
-                      legend=dict(orientation="h", y=-0.3))
+    series = [(f"{a}, {'p-value scale (as in paper)' if sc == 'p' else 'z scale'}",
+               [r for r in comp if r["algorithm"] == a and r["scale"] == sc])
+              for a in ("laplace-pc", "svt-pc") for sc in ("p", "z")]
+    fig = _f1_against_epsilon(series)
     c2.plotly_chart(fig, width="stretch", key="lscalefig")
     st.latex(r"p = 1 - \Phi(|z|):\ \text{margin} \le \alpha\qquad\text{vs}\qquad |z| + \text{noise} \le c,\ "
              r"c = z_\alpha\sqrt{1+\sigma^2}\ \text{(Gaussian noise of s.d. } \sigma)")
@@ -447,22 +458,9 @@ def which_statistic():
         + (f"from ε = {cross[0]:g} G is ahead, and it passes Kendall's ceiling." if cross else
            "on this grid G never gets ahead.")
         + " Both are private at the stated ε: each sensitivity is proven (and checked by exhaustive search).")
-    import plotly.graph_objects as go
-
-    from cgdcore.viz.palette import line, marker
-
-    fig = go.Figure()
-    for i, (test, name) in enumerate((("kendall", "Gauss-PC, Kendall τ"), ("g2", "Gauss-PC, G statistic"))):
-        pts = [r for r in comp["rows"] if r["test"] == test]
-        fig.add_scatter(x=[r["epsilon"] for r in pts], y=[r["skeleton_f1"] for r in pts], mode="lines+markers",
-                        name=name, line=line(i), marker=marker(i),
-                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>skeleton F1 = %{{y:.2f}}<extra></extra>")
-        fig.add_hline(y=ceiling[test], line=dict(color=line(i)["color"], dash="dot", width=2),
-                      annotation_text=f"PC without noise, {'Kendall' if test == 'kendall' else 'G-test'}",
-                      annotation_position="bottom right" if test == "kendall" else "top right")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(title="total ε", type="log"),
-                      yaxis=dict(title="skeleton F1 (Sachs, n = 100,000)", range=[0, 1.05]),
-                      legend=dict(orientation="h", y=-0.3))
+    tests = (("kendall", "Gauss-PC, Kendall τ", "Kendall"), ("g2", "Gauss-PC, G statistic", "G-test"))
+    fig = _f1_against_epsilon([(name, [r for r in comp["rows"] if r["test"] == t]) for t, name, _ in tests],
+                              ceilings=[(ceiling[t], f"PC without noise, {short}") for t, _, short in tests])
     c2.plotly_chart(fig, width="stretch", key="lstatfig")
     st.latex(r"\Delta\tilde z_{\text{Kendall}} < \frac{9}{\sqrt n}\qquad\qquad \Delta G \le 4\,[\,n\ln n-(n-1)\ln(n-1)\,]"
              r"\le 4(\ln n+1)")

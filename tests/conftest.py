@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -90,38 +91,47 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
-def streamlit_server(tmp_path_factory):
-    """`streamlit run app.py` on a free loopback port; yields the base URL; stopped at teardown."""
+@contextmanager
+def running_streamlit(log_path, **env):
+    """`streamlit run app.py` on a free loopback port with extra environment ``env``; yields (base URL, process,
+    log file) once healthy; stopped on exit."""
     port = free_port()
-    log = (tmp_path_factory.mktemp("server") / "streamlit.log").open("w+")
+    log = open(log_path, "w+")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"streamlit exited early:\n{log.read()}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.terminate()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
     try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if proc.poll() is not None:
+                log.seek(0)
+                pytest.fail(f"streamlit exited early:\n{log.read()}")
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            pytest.fail("streamlit did not become healthy within 60 s")
+        yield url, proc, log
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def streamlit_server(tmp_path_factory):
+    """`streamlit run app.py` on a free loopback port; yields the base URL; stopped at teardown."""
+    with running_streamlit(tmp_path_factory.mktemp("server") / "streamlit.log") as (url, _, _):
+        yield url
 
 
 @pytest.fixture(scope="session")

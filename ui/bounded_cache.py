@@ -8,7 +8,6 @@ Concurrent requests for the same key compute it once; the others wait for that v
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -16,6 +15,8 @@ import types
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
+
+from cgdcore.environment import env_number
 
 __all__ = ["DEFAULT_MB", "budget_bytes", "size_of", "ByteBoundedLRU"]
 
@@ -25,11 +26,7 @@ DEFAULT_MB = 1024.0
 
 def budget_bytes() -> int:
     """The byte budget: CGD_CACHE_MB (MiB, > 0), or :data:`DEFAULT_MB` when unset or not a positive number."""
-    raw = os.environ.get("CGD_CACHE_MB", "")
-    try:
-        mb = float(raw) if raw else DEFAULT_MB
-    except ValueError:
-        mb = DEFAULT_MB
+    mb = env_number("CGD_CACHE_MB", DEFAULT_MB)
     return int((mb if mb > 0 else DEFAULT_MB) * 2**20)
 
 

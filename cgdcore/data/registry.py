@@ -12,7 +12,6 @@ is cached in a small LRU keyed by ``(name, n, seed)`` (deterministic, so safe to
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -227,10 +226,9 @@ class _SampleCache:
 def _sample_budget() -> int:
     """Bytes of sampled arrays kept for reuse: CGD_CACHE_MB (MiB), the app's cache budget, when set to a positive
     number — the app's caches hold datasets built on these same arrays — else 512 MiB."""
-    try:
-        mb = float(os.environ.get("CGD_CACHE_MB", "") or 512)
-    except ValueError:
-        mb = 512.0
+    from cgdcore.environment import env_number
+
+    mb = env_number("CGD_CACHE_MB", 512.0)
     return int((mb if mb > 0 else 512.0) * 2**20)
 
 

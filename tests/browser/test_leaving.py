@@ -1,15 +1,11 @@
 """Leaving a page ends its long run: on each page with one, start a run that takes well over 20 s, go to another page,
 and the server's CPU (its process and its children: a sweep's worker processes) is back to idle within 5 s."""
-import os
 import re
-import subprocess
-import sys
 import time
-import urllib.request
 
 import pytest
 
-from conftest import ROOT, free_port
+from conftest import running_streamlit
 
 pytestmark = pytest.mark.browser
 
@@ -41,34 +37,8 @@ def server(tmp_path_factory):
     """`streamlit run app.py` without the work ceiling (these runs are meant to be long); yields (url, process)."""
     import psutil
 
-    port = free_port()
-    log = (tmp_path_factory.mktemp("cancel") / "streamlit.log").open("w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "CGD_MAX_WORK": "0"})
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        assert proc.poll() is None, "streamlit exited early"
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.terminate()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url, psutil.Process(proc.pid), log
-    proc.terminate()
-    try:
-        proc.wait(15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    with running_streamlit(tmp_path_factory.mktemp("cancel") / "streamlit.log", CGD_MAX_WORK="0") as (url, proc, log):
+        yield url, psutil.Process(proc.pid), log
 
 
 def _cpu_seconds(proc) -> float:

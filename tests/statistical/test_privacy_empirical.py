@@ -188,6 +188,19 @@ def test_kendall_public_statistic_sensitivity_exhaustive(shape):
         assert s == pytest.approx(18.0 * (n - 1) / (2 * n + 5) / math.sqrt(2.25 * n), rel=1e-12)
 
 
+def _order_one_edge_datasets(n: int):
+    """Every dataset of n rows over binary (w1, w2, x, y) as count tables (N, 2, 2, 2, 2), and nb: for every
+    (n − 1)-row dataset U and cell c, the index of U + e_c (so neighbours share a row of nb)."""
+    cells = 16
+    T = _count_vectors(n, cells)
+    U = _count_vectors(n - 1, cells)
+    w = (n + 1) ** np.arange(cells, dtype=np.int64)
+    keys = T @ w
+    order = np.argsort(keys)
+    nb = order[np.searchsorted(keys[order], (U @ w)[:, None] + w[None, :])]
+    return T.reshape(-1, 2, 2, 2, 2), nb
+
+
 @pytest.mark.parametrize("n", [4, 5])
 def test_gauss_pc_edge_minimum_sensitivity_exhaustive(n):
     """Gauss-PC's release for an edge x–y at order 1 with candidate sets {w1} and {w2}: min(|z̃_{w1}|, |z̃_{w2}|)
@@ -196,14 +209,7 @@ def test_gauss_pc_edge_minimum_sensitivity_exhaustive(n):
     search has power — the largest move is that of a single test's worst case."""
     from cgdcore.central.policies import min_abs_z
 
-    cells = 16  # (w1, w2, x, y), binary
-    T = _count_vectors(n, cells)
-    U = _count_vectors(n - 1, cells)
-    w = (n + 1) ** np.arange(cells, dtype=np.int64)
-    keys = T @ w
-    order = np.argsort(keys)
-    nb = order[np.searchsorted(keys[order], (U @ w)[:, None] + w[None, :])]
-    C = T.reshape(-1, 2, 2, 2, 2)  # (w1, w2, x, y)
+    C, nb = _order_one_edge_datasets(n)
     z1 = np.array([kendall_public_z_from_table(c.sum(axis=1), n) for c in C])  # strata w1
     z2 = np.array([kendall_public_z_from_table(c.sum(axis=0), n) for c in C])  # strata w2
     release = np.array([min_abs_z([a, b])[0].min() for a, b in zip(z1, z2)])
@@ -242,14 +248,7 @@ def test_gauss_pc_g_edge_release_sensitivity_exhaustive(n):
     from cgdcore.central.scale import GScale
     from cgdcore.citests import CIResult, chisq_from_table, g2_sensitivity
 
-    cells = 16  # (w1, w2, x, y), binary
-    T = _count_vectors(n, cells)
-    U = _count_vectors(n - 1, cells)
-    w = (n + 1) ** np.arange(cells, dtype=np.int64)
-    keys = T @ w
-    order = np.argsort(keys)
-    nb = order[np.searchsorted(keys[order], (U @ w)[:, None] + w[None, :])]
-    C = T.reshape(-1, 2, 2, 2, 2)
+    C, nb = _order_one_edge_datasets(n)
     scale = GScale(0.05, g2_sensitivity(n), (2, 2, 2, 2))  # variables x=0, y=1, w1=2, w2=3
 
     def g(t):
