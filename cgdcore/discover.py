@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
 from . import UserError
 from .data.dataset import Dataset
-from .graph import edge_list
-
 from .algorithms import PARAMS, REGISTRY, check_options, names
+from .discovery import Discovery, FheDetails, Privacy, ScoreDetails, learned_nothing  # noqa: F401 (re-exported)
 
 #: Views of the registry (cgdcore.algorithms), kept for callers that list algorithms by kind.
 ALGORITHMS: dict[str, str] = {s.name: s.summary for s in REGISTRY.values()}
@@ -43,116 +42,6 @@ ALGO_DEFAULTS: dict[str, dict[str, Any]] = {
     s.name: {"alpha": s.alpha, **({} if s.delta is None else {"delta": s.delta})} for s in REGISTRY.values()}
 #: options of fhe-pc (``discover(..., options=...)``) and their defaults
 FHE_OPTIONS = {k: PARAMS[k].default for k in REGISTRY["fhe-pc"].params}
-
-
-@dataclass(frozen=True, eq=False)
-class Discovery:
-    """A finished discovery run: the dataset it saw, the engine Result, metrics and timing."""
-
-    dataset: Dataset
-    algorithm: str
-    params: Mapping[str, Any]
-    result: Any  # cgdcore.pc.Result
-    metrics: Mapping[str, float] | None
-    seconds: float
-    notes: tuple[str, ...] = ()
-    privacy: Mapping[str, Any] | None = None
-    extras: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return self.dataset.variables
-
-    @property
-    def cpdag(self) -> np.ndarray:
-        return self.result.cpdag
-
-    @property
-    def true_cpdag(self) -> np.ndarray | None:
-        from .metrics import reference_cpdag
-
-        return None if self.dataset.truth is None else reference_cpdag(self.dataset.truth)
-
-    def edges(self) -> list[dict[str, Any]]:
-        v = self.variables
-        return [{"source": v[i], "target": v[j], "directed": dr} for i, j, dr in edge_list(self.cpdag)]
-
-    def truth_edges(self) -> list[dict[str, Any]] | None:
-        if self.dataset.truth is None:
-            return None
-        v = self.variables
-        return [{"source": v[i], "target": v[j], "directed": True} for i, j, _ in edge_list(self.dataset.truth)]
-
-    def trace_json(self) -> list[dict[str, Any]]:
-        """One object per CI query in the order asked (``discover --json --trace``): ``x``, ``y``, ``S``
-        (names), ``order``, ``phase``, ``stage``, ``released`` (the exact value the noise was added to,
-        on its own scale), ``sensitivity`` (of that value, as charged), ``noise``, ``noisy``,
-        ``threshold``, ``independent`` and ``epsilon`` (charged by this query); null where a field does
-        not apply. ``released`` and ``noise`` are diagnostics from the exact data: not covered by ε."""
-        v = self.variables
-
-        def num(a):
-            return None if a is None or (isinstance(a, float) and math.isnan(a)) else float(a)
-
-        private = self.privacy is not None
-        return [{"x": v[r.x], "y": v[r.y], "S": [v[k] for k in r.S], "order": int(r.order), "phase": r.phase,
-                 "stage": r.stage or None, "released": num(r.released), "sensitivity": num(r.sensitivity),
-                 "noise": num(r.noise), "noisy": num(r.noisy), "threshold": num(r.threshold),
-                 "independent": bool(r.independent), "epsilon": float(r.epsilon) if private else None}
-                for r in self.result.trace]
-
-    def to_json(self, trace: bool = False) -> dict[str, Any]:
-        """The ``discover --json`` object of DESIGN.md (extra keys only add information); ``trace`` adds
-        every CI query (:meth:`trace_json`)."""
-        from .metrics import CONVENTIONS
-
-        res = self.result
-        truth = self.truth_edges()
-        out = {
-            "dataset": self.dataset.name,
-            "n": self.dataset.n,
-            "variables": list(self.variables),
-            "algorithm": self.algorithm,
-            "params": dict(self.params),
-            "edges": self.edges(),
-            "truth": None if truth is None else {"edges": truth, "name": self.dataset.truth_name},
-            "metrics": None if self.metrics is None else dict(self.metrics),
-            "metric_conventions": None if self.metrics is None else dict(CONVENTIONS),
-            "privacy": None if self.privacy is None else dict(self.privacy),
-            "n_ci_tests": res.n_ci_tests,
-            "tests_per_order": list(res.tests_per_order),
-            "stopped_early": res.stopped_early,
-            "stop_reason": res.stop_reason,
-            "learned_nothing": self.privacy is not None and learned_nothing(res) is not None,
-            "notes": list(self.notes),
-            "seconds": round(self.seconds, 6),
-            **({"fhe": self.extras["fhe_summary"]} if "fhe_summary" in self.extras else {}),
-        }
-        diag = self.diagnostics()
-        if diag:
-            out["diagnostics"] = diag
-        if trace:
-            out["trace"] = self.trace_json()
-        return out
-
-    def diagnostics(self) -> dict[str, Any] | None:
-        """Teaching numbers beside a private result that are computed from the exact data — how many CI
-        decisions the noise flipped, the encrypted run's agreement with plaintext — labelled as not covered by
-        ε (None for a run without differential privacy)."""
-        from .privacy import DIAGNOSTICS_NOTE
-
-        pv = self.privacy or {}
-        fhe = self.extras.get("fhe_summary") or {}
-        if "diagnostics" in fhe:
-            return dict(fhe["diagnostics"])
-        if "statement" not in pv or pv.get("model") == "local":
-            return None
-        alpha = float(self.params.get("alpha", 0.05))
-        noisy = [t for t in self.result.trace if t.phase == "skeleton" and math.isfinite(t.noisy)]
-        flipped = sum(bool((t.p_value >= alpha) != t.independent) for t in noisy)
-        return {"note": DIAGNOSTICS_NOTE, "noisy_decisions": len(noisy), "decisions_flipped": flipped,
-                "what": "CI decisions whose noisy outcome differs from the exact test p ≥ α; the trace's "
-                        "'released' and 'noise' fields are diagnostics too"}
 
 
 def validate_alpha(alpha: Any) -> float:
@@ -276,18 +165,11 @@ def discover(
     every private use of a numeric column (local privatisation, central private binning, DP-NOTEARS's
     centring and clipping) needs one.
     """
-    from .citests import shared_ci_test, suffstats_for
     from .data.tabular import check_category_counts
-    from .metrics import evaluate
-    from .pc import PValuePolicy, pc
 
     if orientation is None:
         orientation = default_orientation(algo, variant, ldp)
-    options = dict(options or {})
-    on_message = options.pop("on_message", None)  # fhe-pc: a callable for status lines (the app's progress text)
-    options = check_options(algo, options)  # one place: known to the algorithm, of its kind, within its range
-    if on_message is not None:
-        options["on_message"] = on_message
+    options = _checked_options(algo, options)
     check_category_counts(dataset)  # every algorithm: an identifier-like column is never usable
     if ranges:
         from .data.tabular import parse_ranges
@@ -297,72 +179,100 @@ def discover(
     if dataset.n < 5:  # before privatising or discretising, whose own complaints would hide this one
         raise _too_few_rows(dataset.n)
     release = None
-    if ldp is not None:
+    if ldp is not None:  # local privatisation: every record randomised first; discovery is post-processing
         dataset, release, debias = _privatise_for(dataset, algo, ci_test, dict(ldp), seed)
         if debias is not None:
             return _discover_debiased(dataset, release, debias, ci_test=ci_test, alpha=alpha, variant=variant,
                                       orientation=orientation, max_order=max_order, progress=progress,
                                       seed=seed if debias.get("seed") is None else debias["seed"])
-    if algo == "fhe-pc":
+    family = REGISTRY[algo].family
+    if family == "fhe":
         if ldp is not None:
             raise UserError("fhe-pc protects the owners' counts with encryption (and optionally central DP); "
                             "it does not take local privatisation (--ldp).")
         return _discover_fhe(dataset, ci_test=ci_test, alpha=alpha, max_order=max_order, epsilon=epsilon,
                              delta=delta, seed=seed, options=options, progress=progress, bins=bins)
-    if algo in SCORE_ALGORITHMS:
-        return _with_release(_discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed,
-                                             options=options, round_epsilon=round_epsilon), release)
+    if family == "score":
+        run = _discover_score(dataset, algo, epsilon=epsilon, delta=delta, seed=seed, options=options,
+                              round_epsilon=round_epsilon)
+    else:
+        run = _discover_pc(dataset, algo, ci_test=ci_test, alpha=alpha, variant=variant, orientation=orientation,
+                           max_order=max_order, kendall_sided=kendall_sided, bins=bins, progress=progress,
+                           epsilon=epsilon, round_epsilon=round_epsilon, delta=delta, seed=seed, options=options)
+    return _with_release(run, release)
+
+
+def _checked_options(algo: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` checked against the algorithm's declarations (known, of their kind, within range); fhe-pc's
+    ``on_message`` (a callable for status lines, the app's progress text) passes through unchecked."""
+    options = dict(options or {})
+    on_message = options.pop("on_message", None)
+    options = check_options(algo, options)
+    if on_message is not None:
+        options["on_message"] = on_message
+    return options
+
+
+def _pc_settings(dataset: Dataset, algo: str, ci_test, alpha, orientation, kendall_sided, epsilon, round_epsilon
+                 ) -> tuple[str, float, str]:
+    """The CI test, α and Kendall sidedness of a PC run, checked against what the algorithm allows."""
     spec = REGISTRY[algo]
-    private = spec.family == "private-pc"
-    defaults = {"alpha": spec.alpha, "delta": spec.delta}
-    alpha = validate_alpha(defaults["alpha"] if alpha is None else alpha)
-    if private:
-        ci_test = ci_test or REGISTRY[algo].ci_tests[0]
-        if algo == "em-pc" and ci_test not in REGISTRY[algo].ci_tests:
+    alpha = validate_alpha(spec.alpha if alpha is None else alpha)
+    if spec.family == "private-pc":
+        ci_test = ci_test or spec.ci_tests[0]
+        if algo == "em-pc" and ci_test not in spec.ci_tests:
             raise UserError("em-pc uses the G-test (its utility counts records that flip a G-test); "
                             "choose the g2 CI test.")
-        if ci_test not in REGISTRY[algo].ci_tests:
-            allowed = " or ".join(f"'{t}'" for t in REGISTRY[algo].ci_tests)
+        if ci_test not in spec.ci_tests:
+            allowed = " or ".join(f"'{t}'" for t in spec.ci_tests)
             raise UserError(f"{algo} needs the {allowed} CI test: the others' sensitivity is unbounded or unproven "
                             "for it, so no finite noise makes them private.")
-        kendall_sided = kendall_sided or "one"
         if algo == "em-pc" and orientation != "standard":
             raise UserError("em-pc decides whole nodes with the exponential mechanism and cannot re-test "
                             "separating sets; use the standard collider rule.")
-    else:
-        if epsilon is not None or round_epsilon is not None:
-            raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, gauss-pc, svt-pc, "
-                            "priv-pc, em-pc and curate.")
-        kendall_sided = kendall_sided or "two"
-    ci_test = ci_test or default_ci_test(dataset)
-    order_notes: list[str] = []
-    max_order = cap_max_order(max_order, dataset.d, order_notes)
+        return ci_test, alpha, kendall_sided or "one"
+    if epsilon is not None or round_epsilon is not None:
+        raise UserError("'pc' is not private; --epsilon/--round-epsilon apply to laplace-pc, gauss-pc, svt-pc, "
+                        "priv-pc, em-pc and curate.")
+    return ci_test or default_ci_test(dataset), alpha, kendall_sided or "two"
+
+
+def _discover_pc(dataset: Dataset, algo: str, *, ci_test, alpha, variant, orientation, max_order, kendall_sided,
+                 bins, progress, epsilon, round_epsilon, delta, seed, options) -> Discovery:
+    """The PC family: the one engine with the p-value policy (pc) or a private policy and its ledger."""
+    from .citests import shared_ci_test, suffstats_for
+    from .metrics import evaluate
+    from .pc import PValuePolicy, pc
+
+    ci_test, alpha, kendall_sided = _pc_settings(dataset, algo, ci_test, alpha, orientation, kendall_sided,
+                                                 epsilon, round_epsilon)
+    private = REGISTRY[algo].family == "private-pc"
+    notes: list[str] = []
+    max_order = cap_max_order(max_order, dataset.d, notes)
     t0 = time.perf_counter()
-    data, notes = prepare_data(dataset, ci_test, bins, private=private)
-    notes = order_notes + notes
+    data, bin_notes = prepare_data(dataset, ci_test, bins, private=private)
+    notes += bin_notes
     if private and dataset.truth is None and any(s is not None for s in dataset.states):
         notes.append("each column's categories (their number and order) are taken as public, a schema fixed before "
                      "the data were seen; categories read from the file itself are not covered by ε (a category only "
                      "one record has would reveal that record)")
     if data.n < 5:
         raise _too_few_rows(data.n)
-    stats = suffstats_for(data.data, data.arities)
-    opts = {"sided": kendall_sided} if ci_test == "kendall" else {}
-    test = shared_ci_test(ci_test, stats, **opts)
+    test = shared_ci_test(ci_test, suffstats_for(data.data, data.arities),
+                          **({"sided": kendall_sided} if ci_test == "kendall" else {}))
     params = {"ci_test": ci_test, "alpha": alpha, "variant": variant, "orientation": orientation,
               "max_order": max_order}
     if ci_test == "kendall":
         params["kendall_sided"] = kendall_sided
     if bins and not dataset.is_discrete and ci_test in DISCRETE_TESTS:
         params["bins"] = int(bins)
-    ledger = None
-    info: dict[str, Any] = {}
+    ledger, info = None, {}
     if private:
         from .central.build import build_private_policy
 
         policy, ledger, info, pnotes, max_order = build_private_policy(
             algo, test, data, alpha=alpha, epsilon=epsilon, round_epsilon=round_epsilon,
-            delta=defaults["delta"] if delta is None else delta, seed=seed, max_order=max_order,
+            delta=REGISTRY[algo].delta if delta is None else delta, seed=seed, max_order=max_order,
             options=dict(options or {}), orientation=orientation)
         notes.extend(pnotes)
         params.update(info.pop("params", {}))
@@ -373,32 +283,17 @@ def discover(
                 progress=progress, params=params)
     metrics = evaluate(result.cpdag, data.truth) if data.truth is not None else None
     seconds = time.perf_counter() - t0
-    privacy = None
-    extras: dict[str, Any] = {}
-    if ledger is not None:
-        privacy = ledger.summary()
-        privacy.update(info)
-        extras["ledger"] = ledger
-        extras["policy"] = policy
-        nothing = learned_nothing(result)
-        if nothing:
-            notes.append(nothing)
-    return _with_release(Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
-                                   seconds=seconds, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
-                                   extras=extras), release)
+    if ledger is None:
+        return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics,
+                         seconds=seconds, notes=tuple(dataset.notes) + tuple(notes))
+    nothing = learned_nothing(result)
+    if nothing:
+        notes.append(nothing)
+    return Discovery(dataset=data, algorithm=algo, params=params, result=result, metrics=metrics, seconds=seconds,
+                     notes=tuple(dataset.notes) + tuple(notes), privacy=Privacy({**ledger.summary(), **info}),
+                     ledger=ledger, policy=policy)
 
 
-def learned_nothing(result) -> str | None:
-    """A sentence when a private run's graph is the every-pair baseline (no edge removed), so its F1 is not earned:
-    the budget ran out before the first deletion, or the noise hid every independence."""
-    d = result.skeleton.shape[0]
-    if int(result.skeleton.sum()) // 2 < d * (d - 1) // 2:
-        return None
-    why = ("it stopped before its first test" if result.n_ci_tests == 0 else
-           f"{'the budget ran out' if result.stopped_early else 'the noise hid every independence'} before a single "
-           "edge was removed")
-    return (f"this run learned nothing: {why}, so its graph links every pair — the every-pair baseline, not a "
-            "result of the data")
 
 
 _LDP_KEYS = {"mechanism", "epsilon", "p_max", "seed", "bins", "log", "split", "debias", "calibration", "n_boot"}
@@ -441,16 +336,11 @@ def _privatise_for(dataset: Dataset, algo: str, ci_test, ldp: dict, seed):
 
 
 def _with_release(disc: Discovery, release) -> Discovery:
-    """Attach a local release: its privacy object, its notes and the ``ldp`` params."""
+    """Attach a local release: its privacy object, the release itself and the ``ldp`` params."""
     if release is None:
         return disc
-    params = dict(disc.params)
-    params["ldp"] = {"mechanism": release.mechanism, release.parameter: release.value}
-    extras = dict(disc.extras)
-    extras["release"] = release
-    return Discovery(dataset=disc.dataset, algorithm=disc.algorithm, params=params, result=disc.result,
-                     metrics=disc.metrics, seconds=disc.seconds, notes=disc.notes, privacy=release.privacy(),
-                     extras=extras)
+    params = {**disc.params, "ldp": {"mechanism": release.mechanism, release.parameter: release.value}}
+    return replace(disc, params=params, privacy=Privacy(release.privacy()), release=release)
 
 
 def _discover_debiased(dataset: Dataset, release, debias: dict, *, ci_test, alpha, variant, orientation, max_order,
@@ -482,7 +372,7 @@ def _discover_debiased(dataset: Dataset, release, debias: dict, *, ci_test, alph
     if test.n_untestable:
         notes.append(f"{test.n_untestable} test(s) had too many cells for the bootstrap and kept their edge")
     disc = Discovery(dataset=dataset, algorithm="pc", params=params, result=result, metrics=metrics,
-                     seconds=time.perf_counter() - t0, notes=tuple(notes), extras={"test": test})
+                     seconds=time.perf_counter() - t0, notes=tuple(notes), debiased_test=test)
     return _with_release(disc, release)
 
 
@@ -500,19 +390,16 @@ def _discover_score(dataset: Dataset, algo: str, *, epsilon, delta, seed, option
                                             options=dict(options or {}))
     metrics = evaluate(result.cpdag, dataset.truth) if dataset.truth is not None else None
     params = dict(info.pop("params"))
+    score = ScoreDetails(W=result.extras["W"], trace=result.extras["trace"], sigmas=info.get("sigmas"))
     privacy = None
-    extras: dict[str, Any] = {"W": result.extras["W"], "trace": result.extras["trace"]}
     if ledger is not None:
         from .privacy import noise_info
 
-        privacy = ledger.summary()
-        privacy.update({k: v for k, v in info.items() if k != "sigmas"})
-        privacy["noise"] = noise_info(seed)
-        extras["ledger"] = ledger
-        extras["sigmas"] = info.get("sigmas")
+        privacy = Privacy({**ledger.summary(), **{k: v for k, v in info.items() if k != "sigmas"},
+                           "noise": noise_info(seed)})
     return Discovery(dataset=dataset, algorithm=algo, params=params, result=result, metrics=metrics,
                      seconds=time.perf_counter() - t0, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
-                     extras=extras)
+                     ledger=ledger, score=score)
 
 
 def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta, seed, options, progress,
@@ -559,5 +446,5 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
                      "there; skewed splits make owners' guesses unrepresentative — use an iid split, a smaller "
                      "warm_c, or the paper mode.")
     return Discovery(dataset=data, algorithm="fhe-pc", params=dict(result.params), result=result, metrics=metrics,
-                     seconds=time.perf_counter() - t0, notes=tuple(dataset.notes) + tuple(notes), privacy=privacy,
-                     extras={"fhe": report, "fhe_summary": summary, **({"ledger": ledger} if ledger else {})})
+                     seconds=time.perf_counter() - t0, notes=tuple(dataset.notes) + tuple(notes),
+                     privacy=Privacy(privacy), ledger=ledger, fhe=FheDetails(report=report, summary=summary))

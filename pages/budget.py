@@ -86,14 +86,14 @@ tab_cur, tab_gauss, tab_bounds, tab_priv, tab_acc = st.tabs(
 with tab_gauss:
     gp = gauss.privacy
     st.markdown(f"The same total **ε = {total:g}** spent by Gauss-PC, which composes its releases in zero-concentrated "
-                f"DP (Bun & Steinke 2016): k releases of ρ each cost kρ, and ρ converts to (ε, δ = {gp['delta']:g}) "
+                f"DP (Bun & Steinke 2016): k releases of ρ each cost kρ, and ρ converts to (ε, δ = {gp.delta:g}) "
                 "exactly once, for the headline — so ε grows like √k, not k.")
     filter_state(gp)
     g1, g2, g3 = st.columns(3)
     g1.metric("Skeleton F1, Gauss-PC", f"{gauss.metrics['skeleton_f1']:.3f}" if gauss.metrics else "—")
     g2.metric("Skeleton F1, CURATE", f"{cur.metrics['skeleton_f1']:.3f}" if cur.metrics else "—")
-    g3.metric("Releases", f"{gp['releases']:,}")
-    gplan = vp.plan_rows(gp["plan"])
+    g3.metric("Releases", f"{gp.releases:,}")
+    gplan = vp.plan_rows(gp.gauss_plan)
     st.dataframe(gplan, hide_index=True, column_config={c: st.column_config.NumberColumn(format="%.4g")
                                                         for c in gplan[0] if c != "order" and "(" not in c})
     st.caption("Each order gets half of what the filter has left (all of it for the last order the degrees allow), "
@@ -102,16 +102,16 @@ with tab_gauss:
                "separating set at half a release's ρ. What an order does not use carries forward.")
 
 with tab_cur:
-    plans = cur.privacy["plans"]
+    plans = cur.privacy.curate_plans
     used = {}
-    for r in cur.extras["ledger"].releases:
+    for r in cur.ledger.releases:
         used.setdefault(r.order, r.epsilon)
     plan_fig = vp.curate_plan_figure(plans, used)
     st.plotly_chart(plan_fig, key="plan", width="stretch")
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
-    c2.metric("ε used", f"{cur.privacy['used']['epsilon']:.4g}",
-              help=f"the {cur.privacy['rule']} rule at the releases made; the guarantee is the budget")
+    c2.metric("ε used", f"{cur.privacy.used_epsilon:.4g}",
+              help=f"the {cur.privacy.rule} rule at the releases made; the guarantee is the budget")
     c3.metric("Orders run", len(cur.result.tests_per_order))
     c4.metric("Skeleton F1", f"{cur.metrics['skeleton_f1']:.3f}")
     if cur.result.stopped_early:
@@ -119,9 +119,9 @@ with tab_cur:
     st.caption("Dotted lines: the per-test ε that OPT planned for every remaining order, re-solved before each "
                "order from the budget left and the edges left (t_j = e_i·C(d−2, j) tests planned for order j). "
                "Bars: the ε each test of that order actually used. A plan below the floor "
-               f"({cur.privacy['epsilon_floor']:.3g}, where the Laplace noise's s.d. reaches 1) stops the run "
+               f"({cur.privacy.epsilon_floor:.3g}, where the Laplace noise's s.d. reaches 1) stops the run "
                "instead of running tests that are coin flips.")
-    per_order_sum = {r["order"]: r["epsilon"] for r in cur.privacy["per_order"]}
+    per_order_sum = {r["order"]: r["epsilon"] for r in cur.privacy.per_order}
     st.dataframe([{"order": p["order"], "ε used before (the filter's rule)": total - p["remaining"],
                    "ε left": p["remaining"], "edges left": p["edges"], "ε per test": p["planned"][0],
                    "tests run": (cur.result.tests_per_order[k] if k < len(cur.result.tests_per_order) else 0),
@@ -133,8 +133,8 @@ with tab_cur:
     st.caption("\"ε used\" is the filter's rule — min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2) — at everything released so "
                "far, so it is less than the plain sum Σε once there are many small releases. The plan must keep "
                "it within the budget; the guarantee is the budget itself.")
-    if not cur.privacy.get("guarantee", True):
-        st.error(f"Not a privacy guarantee: {cur.privacy['guarantee_note']}.", icon=":material/gpp_bad:")
+    if not cur.privacy.guarantee:
+        st.error(f"Not a privacy guarantee: {cur.privacy.guarantee_note}.", icon=":material/gpp_bad:")
 
 with tab_bounds:
     sens_val = cur.params["sensitivity"]
@@ -155,9 +155,9 @@ with tab_priv:
     st.plotly_chart(vp.privpc_scales_figure(n), key="scales", width="stretch")
     pv = priv.privacy
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Sub-sample m", f"{pv['subsample_rows']:,}", help=f"n/m = {pv['subsample_ratio']:.3g}")
-    c2.metric("Sieve ε′", f"{pv['sieve_epsilon']:.3g}")
-    c3.metric("Rounds (sieve hits)", f"{priv.extras['policy'].rounds}")
+    c1.metric("Sub-sample m", f"{pv.subsample_rows:,}", help=f"n/m = {pv.subsample_ratio:.3g}")
+    c2.metric("Sieve ε′", f"{pv.sieve_epsilon:.3g}")
+    c3.metric("Rounds (sieve hits)", f"{priv.policy.rounds}")
     c4.metric("Skeleton F1", f"{priv.metrics['skeleton_f1']:.3f}")
     st.caption("Left: the sub-sampling rate m/n minimising √(n/m)/ln((n/m)(e^{ε/2}−1)+1) over n/m ∈ [1, 20] (a "
                "bounded search; the reference code's BFGS returns 1/20 at large ε). Right: the noise scales on the "
@@ -178,7 +178,7 @@ with tab_acc:
     for res, title in ((cur, "CURATE"), (priv, "Priv-PC")):
         st.subheader(title)
         guarantee_metrics(res.privacy)
-        accounting_table(res.privacy["accounting"], f"acc_{title}")
+        accounting_table(res.privacy.accounting, f"acc_{title}")
     st.plotly_chart(vp.composition_figure(round_eps / 2, 1e-3), key="composition", width="stretch")
     st.caption(f"Priv-PC's releases are ε₀ = {round_eps / 2:g} each (a sieve or an examine half of a round). "
                "Dwork & Roth's advanced composition needs the number of releases fixed in advance; the ledger's "
@@ -192,9 +192,9 @@ plan_rows = [{"planned at order": p["order"], "budget left": p["remaining"], "ed
               "order": o, "planned ε per test": e, "used ε per test": used.get(o)}
              for p in plans for o, e in zip(p["orders"], p["planned"])]
 download_row([("CURATE's plans (CSV)", "csv", pd.DataFrame(plan_rows), "curate_plans.csv"),
-              ("CURATE's releases (CSV)", "csv", ledger_table(cur.extras["ledger"]), "curate_ledger.csv"),
-              ("Priv-PC's releases (CSV)", "csv", ledger_table(priv.extras["ledger"]), "privpc_ledger.csv"),
-              ("Gauss-PC's plan (CSV)", "csv", pd.DataFrame(vp.plan_rows(gauss.privacy["plan"])), "gausspc_plan.csv"),
+              ("CURATE's releases (CSV)", "csv", ledger_table(cur.ledger), "curate_ledger.csv"),
+              ("Priv-PC's releases (CSV)", "csv", ledger_table(priv.ledger), "privpc_ledger.csv"),
+              ("Gauss-PC's plan (CSV)", "csv", pd.DataFrame(vp.plan_rows(gauss.privacy.gauss_plan)), "gausspc_plan.csv"),
               ("Plan figure (HTML)", "html", plan_fig, "curate_plan.html")], "bdl")
 from cgdcore.cli import command_line  # noqa: E402
 

@@ -309,7 +309,7 @@ else:
 cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
 cols[-1].metric("Run time", f"{res.seconds:.2f} s")
 pv = res.privacy
-if pv and "statement" not in pv:  # encrypted without differential privacy: nothing to account
+if pv and not pv.accounted:  # encrypted without differential privacy: nothing to account
     st.info("Encrypted federated PC without differential privacy: no one pools the rows, the key holder decrypts "
             "one statistic per test, and the learned graph itself is not private. The Encrypted page adds the DP "
             "variants.", icon=":material/lock:")
@@ -339,7 +339,7 @@ else:
                "pairs; arc F1 = Priv-PC convention (directed edge tuples, undirected = both directions, against the "
                "true CPDAG); SHD between CPDAGs.")
 for note in res.notes:
-    if note not in ds.notes and not (pv and note == (pv.get("noise") or {}).get("note")):  # shown above
+    if note not in ds.notes and not (pv and note == (pv.noise or {}).get("note")):  # shown above
         st.caption(f":material/info: {note}")
 
 rows = viz.edge_table(res.cpdag, truth, names)
@@ -381,15 +381,15 @@ if pv:
     from cgdcore.viz import privacy as vp
 
     with tab_ledger:
-        how = (f"its budget, enforced by the {pv['rule']}-composition filter" if pv["budget"] is not None else
-               f"without a budget, the {pv['rule']} composition of the most releases any run on data of this shape "
+        how = (f"its budget, enforced by the {pv.rule}-composition filter" if pv.budget is not None else
+               f"without a budget, the {pv.rule} composition of the most releases any run on data of this shape "
                "could make")
         st.caption(f"Every release the run made is in the ledger. Its guarantee was fixed before it started: {how}. "
                    "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
                    "none of them is a guarantee. " + status_legend())
-        accounting_table(pv["accounting"], "ledger")
-        st.plotly_chart(vp.releases_per_order_figure(pv["per_order"]), key="ledger_orders", width="stretch")
-        if pv.get("plan"):
+        accounting_table(pv.accounting, "ledger")
+        st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+        if pv.gauss_plan:
             if algo == "gauss-pc":
                 st.caption("The plan, order by order, in zCDP's ρ: half of what the filter has left (all of it for the "
                            "last order the degrees allow), split over the order's edges — one release each, the "
@@ -406,7 +406,7 @@ if pv:
                            "the degrees allow) for the order's upper bound on tests, evenly per test; what an order "
                            "does not use carries forward. The line is the critical value the noisy |z| is compared "
                            "with, calibrated to that order's noise.")
-            plan = vp.plan_rows(pv["plan"])
+            plan = vp.plan_rows(pv.gauss_plan)
             st.dataframe(plan, hide_index=True,
                          column_config={c: st.column_config.NumberColumn(format="%.4g") for c in plan[0]
                                         if c not in ("order",) and "(" not in c})
@@ -425,7 +425,7 @@ if pv:
             st.caption("A sparse-vector instance is charged when it opens — at the first test after the previous "
                        "hit — because every 'below' answer it gives is part of what it releases; the test that ends "
                        "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
-        led = res.extras.get("ledger")
+        led = res.ledger
         if led is not None:
             st.download_button("Download every release (CSV)", csv_text(ledger_table(led)), "ledger.csv", "text/csv",
                                on_click="ignore", key="dl_ledger", icon=":material/download:")

@@ -168,9 +168,9 @@ if res is None:
     st.caption("Choose the settings and press the button.")
     st.stop()
 
-f = res.extras["fhe_summary"]
+f = res.fhe.summary
 cmp = comparison(f)
-rep = res.extras["fhe"]
+rep = res.fhe.report
 m = res.metrics or {}
 if "note" in cmp:
     st.caption(f"The first two numbers compare this run with plaintext PC on the exact counts: diagnostics "
@@ -216,7 +216,7 @@ with cols[2].container(border=True):
         st.caption(f"decrypted {mb(b['results'])} of results")
 
 tabs = st.tabs(["Graphs", "Agreement per level", "Time and size", "Paper vs this run"] +
-               (["Privacy"] if res.privacy and res.privacy.get("epsilon") is not None else []))
+               (["Privacy"] if res.privacy and res.privacy.epsilon is not None else []))
 names = list(res.variables)
 with tabs[0]:
     gt = st.tabs([f"{mode} run vs truth"] + (["plaintext federated PC vs truth"] if "plaintext_cpdag" in rep else []))
@@ -264,7 +264,7 @@ if len(tabs) > 4:
     with tabs[4]:
         pv = res.privacy
         guarantee_message(pv, res.dataset.n)
-        accounting_table(pv["accounting"], "facc", with_figure=False)
+        accounting_table(pv.accounting, "facc", with_figure=False)
         st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
                    + status_legend())
 
@@ -273,8 +273,8 @@ items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),
          ("Agreement per level (CSV)", "csv", pd.DataFrame(cmp["levels"]), "agreement_per_level.csv"),
          ("Agreement figure (HTML)", "html", viz_fhe.agreement_figure(cmp["levels"], paper_row(net, stat) if n >= 1000 else None),
           "agreement.html")]
-if res.extras.get("ledger") is not None:
-    items.append(("Every release (CSV)", "csv", ledger_table(res.extras["ledger"]), "ledger.csv"))
+if res.ledger is not None:
+    items.append(("Every release (CSV)", "csv", ledger_table(res.ledger), "ledger.csv"))
 download_row(items, "fdl")
 from cgdcore.cli import command_line  # noqa: E402
 

@@ -189,7 +189,7 @@ def budget_per_order():
         base = run_discovery(("learn-alloc-pc", anet), ads, algo="pc", ci_test="kendall")
         cur = run_discovery(("learn-alloc", anet, aeps, "curate"), ads, algo="curate", epsilon=aeps, seed=0)
         lap = run_discovery(("learn-alloc", anet, aeps, "laplace-pc"), ads, algo="laplace-pc", epsilon=aeps, seed=0)
-    per = {name: {r["order"]: r for r in run.privacy["per_order"]} for name, run in (("CURATE", cur),
+    per = {name: {r["order"]: r for r in run.privacy.per_order} for name, run in (("CURATE", cur),
                                                                                      ("Laplace-PC", lap))}
     orders = range(len(base.result.tests_per_order))
     table = [{"order": k, "tests (non-private PC)": base.result.tests_per_order[k],
@@ -199,7 +199,7 @@ def budget_per_order():
              for k in orders]
     import plotly.graph_objects as go
 
-    first_plan = cur.privacy["plans"][0] if cur.privacy.get("plans") else None
+    first_plan = cur.privacy.curate_plans[0] if cur.privacy.curate_plans else None
     fig = go.Figure()
     for name, color, pattern in (("CURATE", "#0072B2", ""), ("Laplace-PC", "#E69F00", "/")):
         fig.add_bar(x=[f"order {r['order']}" for r in table], y=[r[f"{name}: ε per test"] for r in table], name=name,
@@ -219,9 +219,9 @@ def budget_per_order():
     m1, m2, m3 = c1.columns(3)
     m1.metric("PC", f"{base.metrics['skeleton_f1']:.2f}", help="non-private PC, Kendall test")
     m2.metric("CURATE", f"{cur.metrics['skeleton_f1']:.2f}",
-              help=f"guaranteed ε = {cur.privacy['epsilon']:g}; the filter used {cur.privacy['used']['epsilon']:.2f}")
+              help=f"guaranteed ε = {cur.privacy.epsilon:g}; the filter used {cur.privacy.used_epsilon:.2f}")
     m3.metric("Laplace-PC", f"{lap.metrics['skeleton_f1']:.2f}",
-              help=f"guaranteed ε = {lap.privacy['epsilon']:g}; the filter used {lap.privacy['used']['epsilon']:.2f}")
+              help=f"guaranteed ε = {lap.privacy.epsilon:g}; the filter used {lap.privacy.used_epsilon:.2f}")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={f"{n}: ε per test": st.column_config.NumberColumn(format="%.4f") for n in per})
     c0, l0 = table[0]["CURATE: ε per test"], table[0]["Laplace-PC: ε per test"]
@@ -286,7 +286,7 @@ def sieve_and_examine():
     fig.update_traces(textfont=dict(color="#111111", size=14))
     c2.plotly_chart(fig, width="stretch", key="lsievefig")
     c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
-    c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv['subsample_rows']:,} rows")
+    c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv.subsample_rows:,} rows")
     c1.metric("flips vs noise-free (sieve / examine)", f"{flow['flipped_sieve']} / {flow['flipped_examine']}")
     st.latex(r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big)\ \text{(sieve on } m \text{ rows costs }"
              r"\epsilon/2\text{)},\qquad \tilde p_{\text{examine}} = p + \mathrm{Lap}(2\Delta/\epsilon)\ \text{(costs } "
@@ -324,11 +324,11 @@ def as_in_paper_vs_sound():
     c1, c2 = st.columns([1, 2])
     eps, _, run = _privpc_on_sachs(c1, "lae")
     pv = run.privacy
-    paper = next(v for k, v in pv["accounting"].items() if k.startswith("as in paper"))
+    paper = next(v for k, v in pv.accounting.items() if k.startswith("as in paper"))
     c1.metric("the paper reports", f"ε = {readable(paper['epsilon'])}", help="advanced composition over the K rounds "
               "this run happened to make")
-    c1.metric("the run can promise", f"ε = {readable(pv['epsilon'])}", help=pv["statement"])
-    c1.metric("releases in the ledger", pv["releases"])
+    c1.metric("the run can promise", f"ε = {readable(pv.epsilon)}", help=pv.statement)
+    c1.metric("releases in the ledger", pv.releases)
     with c2:
         st.markdown(f"Priv-PC at ε = {eps:g} per round, as in the paper, has **no budget**: PC keeps asking tests "
                     "until it is done, and how many rounds that takes depends on the data. The paper composes the "
@@ -338,10 +338,10 @@ def as_in_paper_vs_sound():
                     "in advance, with a filter that stops the run before it is exceeded, is what makes a small "
                     "number true.")
         st.markdown(f"Here: {paper_vs_guarantee(pv)}")
-    k_max = sum(k for _, k in run.extras["ledger"].worst_case or ())
+    k_max = sum(k for _, k in run.ledger.worst_case or ())
     c1.metric("most releases possible", f"{k_max:,}", help="two per round (the sieve's ε/2 and the examine's ε/2), "
               "one round per CI test any run could ask")
-    accounting_table(pv["accounting"], "lacc", with_figure=False)  # full width: names and verdicts read whole
+    accounting_table(pv.accounting, "lacc", with_figure=False)  # full width: names and verdicts read whole
     st.latex(r"\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ \text{at the realised } K"
              r"\qquad\text{guarantee: } \min\Big(k\tfrac{\epsilon}{2},\ \sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + "
              r"\tfrac12 k\big(\tfrac{\epsilon}{2}\big)^2\Big),\ k = " + f"{k_max:,}".replace(",", "{,}") + r"\ \text{releases}")

@@ -139,12 +139,12 @@ cols[2].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
 cols[3].metric("Edges kept", int(res.cpdag.sum()))
 pv = res.privacy
 if pv:
-    cols[4].metric("Guaranteed ε", f"{pv['epsilon']:.4g}" if pv.get("guarantee") else "none",
-                   help=pv["statement"])
-    cols[5].metric("Releases", f"{pv['releases']:,}")
+    cols[4].metric("Guaranteed ε", f"{pv.epsilon:.4g}" if pv.guarantee else "none",
+                   help=pv.statement)
+    cols[5].metric("Releases", f"{pv.releases:,}")
 else:
     cols[4].metric("Run time", f"{res.seconds:.2f} s")
-    cols[5].metric("Outer iterations", len(res.extras["trace"]))
+    cols[5].metric("Outer iterations", len(res.score.trace))
 if res.result.stopped_early:
     st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
 for note in res.notes:
@@ -156,14 +156,14 @@ st.plotly_chart(gfig, key="sgraph", width="stretch")
 tab_names = ["Weights", "Convergence", "Schedules"] + (["Privacy ledger"] if pv else [])
 tabs = st.tabs(tab_names)
 with tabs[0]:
-    st.plotly_chart(viz_score.weights_figure(res.extras["W"], res.dataset.truth, names, w_thr), key="sweights",
+    st.plotly_chart(viz_score.weights_figure(res.score.W, res.dataset.truth, names, w_thr), key="sweights",
                     width="stretch")
     st.caption(f"Red: positive weights, blue: negative. Entries with |w| ≥ {w_thr:g} are kept as edges i → j.")
 with tabs[1]:
-    st.plotly_chart(viz_score.convergence_figure(res.extras["trace"], pv is not None), key="sconv", width="stretch")
+    st.plotly_chart(viz_score.convergence_figure(res.score.trace, pv is not None), key="sconv", width="stretch")
 with tabs[2]:
     e_total = params.get("epsilon", 1.0)
-    e0 = options.get("eps0") or (res.privacy or {}).get("eps0") or 0.01
+    e0 = options.get("eps0") or (res.privacy.eps0 if res.privacy else None) or 0.01
     left, right = st.columns(2)
     left.plotly_chart(viz_score.schedules_figure(e_total, min(e0, e_total)), key="ssched_fig", width="stretch")
     right.plotly_chart(viz_score.iterations_figure(min(e0, e_total)), key="siter_fig", width="stretch")
@@ -176,7 +176,7 @@ if pv:
     with tabs[3]:
         guarantee_message(pv, res.dataset.n)
         filter_state(pv)
-        accounting_table(pv["accounting"], "sledger")
+        accounting_table(pv.accounting, "sledger")
         st.caption("Every release (the moments, or each gradient) is a discrete Gaussian mechanism, so the budget "
                    "filter composes them exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) "
                    "is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
@@ -186,14 +186,14 @@ import pandas as pd  # noqa: E402
 
 from cgdcore.cli import command_line  # noqa: E402
 
-W = pd.DataFrame(res.extras["W"], columns=list(names))
+W = pd.DataFrame(res.score.W, columns=list(names))
 W.insert(0, "from \\ to", list(names))
 items = [("Weights W (CSV)", "csv", W, "weights.csv"),
-         ("Optimiser trace (CSV)", "csv", pd.DataFrame(res.extras["trace"]), "trace.csv"),
+         ("Optimiser trace (CSV)", "csv", pd.DataFrame(res.score.trace), "trace.csv"),
          ("Result (JSON)", "json", res.to_json(), "result.json"),
          ("Graph figure (HTML)", "html", gfig, "graph.html")]
-if pv and res.extras.get("ledger") is not None:
-    items.insert(2, ("Every release (CSV)", "csv", ledger_table(res.extras["ledger"]), "ledger.csv"))
+if pv and res.ledger is not None:
+    items.insert(2, ("Every release (CSV)", "csv", ledger_table(res.ledger), "ledger.csv"))
 download_row(items, "sdl")
 cmd = command_line(spec, n if info.n_rows is None or n < info.n_rows else None,
                    {**params, "options": options}, data_seed=seed if info.n_rows is None else None)

@@ -58,13 +58,13 @@ def pin_controls(res, run_key) -> None:
 
 def _row(res) -> dict:
     m = res.metrics or {}
-    pv = res.privacy or {}
-    used = (pv.get("used") or {}).get("epsilon")
+    pv = res.privacy
+    used = pv.used_epsilon if pv else None
     num = lambda v, f="{:.3f}": "—" if v is None else f.format(v)  # noqa: E731
     return {"settings": run_label(res), "skeleton F1": num(m.get("skeleton_f1")), "arc F1": num(m.get("arc_f1")),
             "SHD": num(m.get("shd"), "{}"), "learned edges": str(len(res.edges())),
             "CI tests": f"{res.result.n_ci_tests:,}",
-            "guarantee": pv.get("statement", "not private" if not pv else "encrypted, no DP"),
+            "guarantee": "not private" if pv is None else pv.statement or "encrypted, no DP",
             "ε used": num(used, "{:.4g}"), "seconds": f"{res.seconds:.3f}"}
 
 

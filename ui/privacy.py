@@ -2,9 +2,14 @@
 source, and the accounting table in the ledger's one vocabulary (cgdcore.privacy.ledger.STATUS)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from cgdcore.privacy.ledger import STATUS, compare_to_guarantee, readable, verdict
+
+if TYPE_CHECKING:
+    from cgdcore.discovery import Privacy
 
 URL = {"bind": "query-params"}
 
@@ -20,57 +25,57 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def guarantee_metrics(pv: dict, cols=None) -> None:
+def guarantee_metrics(pv: Privacy, cols=None) -> None:
     """Four metrics: the guaranteed ε (or "none"), δ, what the filter used, the releases."""
     c = cols or st.columns(4)
-    ok = bool(pv.get("guarantee"))
-    c[0].metric("Guaranteed ε", fmt_eps(pv["epsilon"]) if ok else "none",
+    ok = bool(pv.guarantee)
+    c[0].metric("Guaranteed ε", fmt_eps(pv.epsilon) if ok else "none",
                 help="The run's differential-privacy guarantee, fixed before it started: its budget, or the "
                      "composition of the most releases any run on data of this shape could make."
-                     if ok else f"No guarantee: {pv.get('guarantee_note')}")
-    c[1].metric("δ", readable(pv["delta"]))
-    used = (pv.get("used") or {}).get("epsilon")
+                     if ok else f"No guarantee: {pv.guarantee_note}")
+    c[1].metric("δ", readable(pv.delta))
+    used = pv.used_epsilon
     c[2].metric("ε used", fmt_eps(used),
                 help="The composition rule at the releases this run made (how much of a budget the filter counted). "
                      "It depends on the data, so it is not a smaller guarantee.")
-    c[3].metric("Releases", f"{pv['releases']:,}", help="Privacy-costing releases recorded in the ledger.")
+    c[3].metric("Releases", f"{pv.releases:,}", help="Privacy-costing releases recorded in the ledger.")
     filter_state(pv)
 
 
-def filter_state(pv: dict) -> None:
+def filter_state(pv: Privacy) -> None:
     """How full the budget filter is: Σε (or ρ under zCDP) recorded against what the budget allows."""
-    if pv.get("budget") is None:
+    if pv.budget is None:
         return
-    z = pv.get("zcdp")
+    z = pv.zcdp
     if z and z.get("rho_budget"):
         used, cap = z["rho_used"], z["rho_budget"]
-        text = (f"zCDP filter: ρ used {readable(used)} of ρ = {readable(cap)} (the budget ε = {readable(pv['budget'])} "
-                f"at δ = {readable(pv['delta'])}: ε = ρ + 2√(ρ ln(1/δ)))")
+        text = (f"zCDP filter: ρ used {readable(used)} of ρ = {readable(cap)} (the budget ε = {readable(pv.budget)} "
+                f"at δ = {readable(pv.delta)}: ε = ρ + 2√(ρ ln(1/δ)))")
     else:
-        used, cap = (pv.get("used") or {}).get("epsilon") or 0.0, pv["budget"]
-        text = f"{pv['rule']}-composition filter: ε used {readable(used)} of the budget {readable(cap)}"
+        used, cap = pv.used_epsilon or 0.0, pv.budget
+        text = f"{pv.rule}-composition filter: ε used {readable(used)} of the budget {readable(cap)}"
     st.progress(min(1.0, used / cap) if cap else 0.0, text=text)
 
 
-def guarantee_message(pv: dict, n: int | None = None) -> None:
+def guarantee_message(pv: Privacy, n: int | None = None) -> None:
     """The statement (or why there is none), in amber when it holds but protects little (ε above 10, or δ above
     1/n, which a mechanism publishing one row in full would meet), and for a fixed noise seed the demo warning."""
-    if not pv.get("guarantee"):
-        st.error(f"**No privacy guarantee.** {_sentence(pv.get('guarantee_note') or pv['statement'])}. The totals "
+    if not pv.guarantee:
+        st.error(f"**No privacy guarantee.** {_sentence(pv.guarantee_note or pv.statement)}. The totals "
                  "below are for comparison only.", icon=":material/gpp_bad:")
     else:
         weak = []
-        if pv["epsilon"] is not None and pv["epsilon"] > WEAK_EPSILON:
-            weak.append(f"at ε = {readable(pv['epsilon'])} the odds of any inference about one person may grow "
+        if pv.epsilon is not None and pv.epsilon > WEAK_EPSILON:
+            weak.append(f"at ε = {readable(pv.epsilon)} the odds of any inference about one person may grow "
                         f"e^ε-fold, so the bound protects little")
-        if n and pv.get("delta") and pv["delta"] > 1.0 / n:
-            weak.append(f"δ = {readable(pv['delta'])} is above 1/n = {readable(1.0 / n)}: a mechanism that published "
+        if n and pv.delta and pv.delta > 1.0 / n:
+            weak.append(f"δ = {readable(pv.delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published "
                         "one row in full would meet it")
         if weak:
-            st.warning(f"{pv['statement']} Formally true, but {'; and '.join(weak)}.", icon=":material/shield:")
+            st.warning(f"{pv.statement} Formally true, but {'; and '.join(weak)}.", icon=":material/shield:")
         else:
-            st.success(pv["statement"], icon=":material/verified_user:")
-    noise = pv.get("noise") or {}
+            st.success(pv.statement, icon=":material/verified_user:")
+    noise = pv.noise or {}
     if noise.get("reproducible"):
         st.warning(f"Noise seed {noise['seed']}: {noise['note']}.", icon=":material/casino:")
     elif noise:
@@ -98,10 +103,10 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
                                 "how it is computed, and why": st.column_config.TextColumn(width="large")})
 
 
-def paper_vs_guarantee(pv: dict) -> str:
+def paper_vs_guarantee(pv: Privacy) -> str:
     """One sentence per paper formula in a run's accounting: its value and where it lies against the run's
     guarantee and budget, said from the numbers (so the prose never contradicts the chart beside it)."""
-    acc = pv["accounting"]
+    acc = pv.accounting
     g = acc.get("guarantee")
     g = g if g is not None and g.get("status") == "guarantee" else None  # "no guarantee": nothing to compare with
     papers = [(k, a) for k, a in acc.items() if a.get("status") == "as in paper"]
@@ -109,7 +114,7 @@ def paper_vs_guarantee(pv: dict) -> str:
         return "no paper formula applies to this run."
     out = []
     for k, a in papers:
-        where = compare_to_guarantee(a["epsilon"], g["epsilon"] if g else None, pv.get("budget"))
+        where = compare_to_guarantee(a["epsilon"], g["epsilon"] if g else None, pv.budget)
         out.append(f"{k} gives ε = {readable(a['epsilon'])}, {where}")
     if g is not None and any(a["epsilon"] < g["epsilon"] for _, a in papers):
         tail = ("; a paper formula below the guarantee understates what the run can be held to, because it counts "

@@ -134,7 +134,7 @@ def _adjacencies(d) -> tuple[int, int, int]:
 def _what_it_kept(d) -> str:
     kept, total, false = _adjacencies(d)
     if d.result.stopped_early:
-        return (f"the budget ran out after {d.privacy['releases']} noisy releases and every pair it had not tested "
+        return (f"the budget ran out after {d.privacy.releases} noisy releases and every pair it had not tested "
                 f"stayed linked ({kept} of the {total} true connections and {false} false ones)")
     return f"it kept {kept} of the {total} true connections and {false} false ones"
 
@@ -158,8 +158,8 @@ def _epsilon_cost(s, progress) -> Outcome:
     gauss = discover(ds, algo="gauss-pc", epsilon=eps, seed=seed)
     capped = discover(ds, algo="priv-pc", epsilon=eps, seed=seed)
     per_round = discover(ds, algo="priv-pc", round_epsilon=eps, seed=seed, options={"scale": "p"})
-    tot = float(per_round.privacy["epsilon"])
-    used = float(per_round.privacy["used"]["epsilon"])
+    tot = float(per_round.privacy.epsilon)
+    used = float(per_round.privacy.used_epsilon)
     trivial = every_pair_f1(ds.truth)
     headline = (f"With ε = {eps:g} as the whole budget, Gauss-PC reaches skeleton F1 {_f1(gauss):.2f}"
                 f"{_verdict(gauss, trivial)} (linking every pair: {trivial:.2f}; PC without privacy: {_f1(base):.2f}): "
@@ -170,14 +170,14 @@ def _epsilon_cost(s, progress) -> Outcome:
                 "depends on the data and guarantees nothing).")
     return Outcome("epsilon-cost", headline, [
         Panel("No privacy (PC)", base, None, "Kendall test, α = 0.1 as Priv-PC"),
-        Panel(f"Gauss-PC, total ε = {eps:g}", gauss, float(gauss.privacy["epsilon"]),
+        Panel(f"Gauss-PC, total ε = {eps:g}", gauss, float(gauss.privacy.epsilon),
               "one Gaussian-noised release per edge and order, composed in zCDP"),
-        Panel(f"Priv-PC, total ε = {eps:g}", capped, float(capped.privacy["epsilon"]),
+        Panel(f"Priv-PC, total ε = {eps:g}", capped, float(capped.privacy.epsilon),
               f"{TOTAL_EPSILON_MEANS} Here rounds of ε = {capped.params['round_epsilon']:.3g}, decisions on the z "
               "scale."),
         Panel(f"As in paper: Priv-PC, per-round ε = {eps:g}", per_round, tot,
-              f"{per_round.privacy['releases']} releases, p-value scale; guarantee by "
-              f"{RULE_NAMES.get(per_round.privacy['rule'], '')} composition at the most rounds possible"),
+              f"{per_round.privacy.releases} releases, p-value scale; guarantee by "
+              f"{RULE_NAMES.get(per_round.privacy.rule, '')} composition at the most rounds possible"),
     ])
 
 
@@ -192,7 +192,7 @@ def _local_vs_central(s, progress) -> Outcome:
     trivial = every_pair_f1(ds.truth)
 
     def said(name, d):
-        tail = (" — it stopped before testing and kept every pair" if d.privacy["releases"] == 0 and d.privacy.get(
+        tail = (" — it stopped before testing and kept every pair" if d.privacy.releases == 0 and d.privacy.get(
             "budget") is not None else _verdict(d, trivial))
         return f"{name} {_f1(d):.2f}{tail}"
 
@@ -213,15 +213,15 @@ def _local_vs_central(s, progress) -> Outcome:
                 f"{said('CURATE', curate)}; local "
                 f"{said('k-RR + PC', local)}. {verdict}")
     return Outcome("local-vs-central", headline, [
-        Panel(f"Central: Gauss-PC (Kendall), total ε = {eps:g}", gauss, float(gauss.privacy["epsilon"]),
+        Panel(f"Central: Gauss-PC (Kendall), total ε = {eps:g}", gauss, float(gauss.privacy.epsilon),
               "the curator sees the data; one noisy release per edge and order"),
-        Panel(f"Central: Gauss-PC (G-test), total ε = {eps:g}", gauss_g, float(gauss_g.privacy["epsilon"]),
+        Panel(f"Central: Gauss-PC (G-test), total ε = {eps:g}", gauss_g, float(gauss_g.privacy.epsilon),
               "the same, on the G statistic: sees any dependence, at a larger sensitivity (≈ 4(ln n + 1))"),
-        Panel(f"Central: Priv-PC, total ε = {eps:g}", central, float(central.privacy["epsilon"]),
+        Panel(f"Central: Priv-PC, total ε = {eps:g}", central, float(central.privacy.epsilon),
               "the curator sees the data; only test results are noisy. " + TOTAL_EPSILON_MEANS),
-        Panel(f"Central: CURATE, total ε = {eps:g}", curate, float(curate.privacy["epsilon"]),
+        Panel(f"Central: CURATE, total ε = {eps:g}", curate, float(curate.privacy.epsilon),
               "per-order budgets planned by CURATE's optimiser"),
-        Panel(f"Local: k-RR on every column, ε = {eps:g} per record", local, float(local.privacy["epsilon"]),
+        Panel(f"Local: k-RR on every column, ε = {eps:g} per record", local, float(local.privacy.epsilon),
               "the analyst only ever sees randomised records"),
     ])
 
@@ -244,7 +244,7 @@ def _hospitals(s, progress) -> Outcome:
         # the same batched PC on this hospital's rows only (its counts, split in two, summed in the clear)
         alone.append(Panel(f"Hospital {o.index + 1} alone ({o.n:,} patients)",
                            discover(part, algo="fhe-pc", seed=seed, options={"owners": 2, "mode": "plaintext"})))
-    fhe = together.extras["fhe_summary"]
+    fhe = together.fhe.summary
     worst = min(alone, key=lambda p: _f1(p.discovery))
     best = max(alone, key=lambda p: _f1(p.discovery))
     same = fhe["shd_vs_plaintext"] == 0

@@ -113,15 +113,16 @@ def run_one(cfg: RunConfig, sweep_key: str = "") -> dict[str, Any]:
         row.update({"error": str(exc), "seconds": time.perf_counter() - t0})
         return row
     m = disc.metrics or {}
-    priv = disc.privacy or {}
-    acc = priv.get("accounting") or {}
+    priv = disc.privacy
+    acc = priv.accounting if priv else {}
     row.update({
-        "epsilon_total": priv.get("epsilon") if priv.get("epsilon") is not None else _nan(),
-        "delta_total": priv.get("delta") if priv.get("delta") is not None else _nan(),
+        "epsilon_total": priv.epsilon if priv and priv.epsilon is not None else _nan(),
+        "delta_total": priv.delta if priv and priv.delta is not None else _nan(),
         "skeleton_f1": m.get("skeleton_f1", _nan()), "arc_f1": m.get("arc_f1", _nan()),
         "shd": m.get("shd", _nan()), "n_ci_tests": disc.result.n_ci_tests, "seconds": disc.seconds,
-        "rule": priv.get("rule"), "guarantee": bool(priv.get("guarantee")) if priv else _nan(),
-        "eps_used": (priv.get("used") or {}).get("epsilon", _nan()), "skeleton_precision": m.get("skeleton_precision", _nan()),
+        "rule": priv.rule if priv else None, "guarantee": priv.guarantee if priv else _nan(),
+        "eps_used": priv.used_epsilon if priv and priv.accounted else _nan(),
+        "skeleton_precision": m.get("skeleton_precision", _nan()),
         "skeleton_recall": m.get("skeleton_recall", _nan()), "stopped_early": bool(disc.result.stopped_early),
         "error": None,
     })

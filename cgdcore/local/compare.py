@@ -108,7 +108,7 @@ def utility_curve(dataset: Dataset, *, mechanisms: Iterable[str] = tuple(MECHANI
             for s in seeds:
                 ldp = {"mechanism": mech, "p_max": level, "seed": s}
                 d = discover(clean, algo="pc", ci_test=naive_test, alpha=alpha, max_order=max_order, ldp=ldp)
-                rel = d.extras["release"]
+                rel = d.release
                 rows.append({"mechanism": mech, "level": level, "seed": s, "pipeline": "naive",
                              "epsilon_ldp": rel.epsilon, **metrics(d)})
                 tick()

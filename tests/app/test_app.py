@@ -280,8 +280,7 @@ def test_score_page_runs_every_algorithm(algo, extra):
     if algo == "curate-score":  # option widgets start at the registry's declared defaults
         from cgdcore.algorithms import PARAMS
 
-        assert at.sidebar.radio(key="ssched").value == PARAMS["schedule"].default == res.extras.get(
-            "schedule", PARAMS["schedule"].default)
+        assert at.sidebar.radio(key="ssched").value == PARAMS["schedule"].default == res.privacy["schedule"]
     assert (res.privacy is None) == (algo == "notears")
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
@@ -613,8 +612,8 @@ def test_download_payloads_parse():
     from ui.downloads import json_text, ledger_table
 
     res = discover(load_dataset("asia", n=3000, seed=0), algo="gauss-pc", epsilon=2.0, seed=0)
-    led = pd.read_csv(io.StringIO(csv_text(ledger_table(res.extras["ledger"]))))
-    assert len(led) == len(res.extras["ledger"].releases) and {"mechanism", "ε", "released"} <= set(led.columns)
+    led = pd.read_csv(io.StringIO(csv_text(ledger_table(res.ledger))))
+    assert len(led) == len(res.ledger.releases) and {"mechanism", "ε", "released"} <= set(led.columns)
     back = json.loads(json_text(res.to_json()))
     assert back["algorithm"] == "gauss-pc" and back["privacy"]["epsilon"] <= 2.0
     html = figure_html(graph_figure(res.cpdag, res.dataset.truth, list(res.variables)), "a <b> title")

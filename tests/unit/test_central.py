@@ -116,7 +116,7 @@ def test_ledger_never_exceeds_the_budget(algo, net, budget, round_eps, seed):
     ds = load_dataset(net, n=3000, seed=seed % 7)
     algo, _, test = algo.partition("/")
     r = discover(ds, algo=algo, epsilon=budget, seed=seed, ci_test=test or None, **kw)
-    led = r.extras["ledger"]
+    led = r.ledger
     assert led.used()[0] <= budget * (1 + 1e-9)
     assert r.privacy["used"]["epsilon"] <= budget * (1 + 1e-9)
     assert r.privacy["epsilon"] <= budget * (1 + 1e-9)
@@ -162,7 +162,7 @@ def test_gauss_pc_noise_is_gaussian_at_the_planned_scale_and_composes_in_zcdp():
         r = discover(ds, algo="gauss-pc", epsilon=3.0, seed=s)
         scales = {p["order"]: p["noise_scale"] for p in r.privacy["plan"]}
         z += [t.noise / scales[t.order] for t in r.result.trace if t.stage == "gauss"]
-        led = r.extras["ledger"]
+        led = r.ledger
         assert led.rule == "zcdp" and sum(rel.rho for rel in led.releases) <= led.rho_budget * (1 + 1e-9)
         assert r.privacy["epsilon"] == 3.0 and r.privacy["guarantee"] is True
     assert len(z) > 300 and stats.kstest(z, "norm").pvalue > 0.01
@@ -317,7 +317,7 @@ def test_curate_as_in_paper_is_the_papers_accounting_from_plan_to_cap_to_report(
         assert paper["epsilon"] <= eps * (1 + 1e-9), paper
         assert r.privacy["used"]["epsilon"] <= paper["epsilon"] + 1e-9
         assert r.privacy["guarantee"] is True and r.privacy["epsilon"] == eps
-        orders = {rel.order for rel in r.extras["ledger"].releases}
+        orders = {rel.order for rel in r.ledger.releases}
         assert paper["delta"] == pytest.approx(len(orders) * PAPER_DELTA_PRIME)
 
 

@@ -300,7 +300,7 @@ def test_discrete_by_default_plain_has_no_guarantee(asia, algo, kw):
         assert r.privacy["used"]["epsilon"] <= kw["epsilon"] * (1 + 1e-12)
         assert r.privacy["guarantee"] is (sampler == "discrete")
     assert "Mironov" in runs["plain"].privacy["guarantee_note"]
-    assert len(runs["discrete"].extras["ledger"].releases) > 0
+    assert len(runs["discrete"].ledger.releases) > 0
     # discrete noise: every noisy value is a point of a power-of-two lattice (r ≥ 2^-30 here); plain: not
     on_grid = {s: [(t.noisy * 2 ** 30).is_integer() for t in r.result.trace if math.isfinite(t.noisy)]
                for s, r in runs.items()}

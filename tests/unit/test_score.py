@@ -135,7 +135,7 @@ def test_gradient_noise_is_discrete_gaussian_with_the_planned_rho():
     ds = load_dataset("synthetic:d=6,degree=2", n=1000, seed=0)
     r = discover(ds, algo="curate-score", epsilon=2.0, delta=1e-5, seed=3,
                  options={"eps0": 0.1, "schedule": "additive"})
-    led = r.extras["ledger"]
+    led = r.ledger
     planned = r.privacy["planned_rho"]
     eps = np.asarray(r.privacy["planned"])
     assert np.allclose(planned, zcdp_rho_for(2.0, 1e-5) * eps ** 2 / (eps ** 2).sum())
@@ -255,8 +255,8 @@ def test_dp_notears_with_a_huge_budget_approaches_notears():
     # non-convex problem, on data centred with public constants and clipped to the public box; at clip 1e4 the
     # noise still has σ ≈ 5 per gradient entry): noise seeds 0–2 measured 9.03 / 8.57 / 8.22 vs 7.80,
     # acyclicity 3e-4, skeleton F1 0.76 / 0.67 / 0.82 vs 0.86
-    assert acyclicity(r.extras["W"])[0] < 1e-3
-    assert objective(r.extras["W"]) <= 1.2 * objective(ref.extras["W"])
+    assert acyclicity(r.score.W)[0] < 1e-3
+    assert objective(r.score.W) <= 1.2 * objective(ref.score.W)
     assert r.metrics["skeleton_f1"] >= ref.metrics["skeleton_f1"] - 0.15
 
 

@@ -19,7 +19,7 @@ def test_sieve_examine_flow_accounts_for_every_test_and_matches_the_ledger():
     assert flow["asked"] == flow["sieve_keep"] + flow["examined"] + flow["stopped"]
     assert flow["examined"] == flow["examine_remove"] + flow["examine_keep"] > 0
     # every examined test is one round of the sparse vector technique: one sieve and one examine release
-    releases = run.extras["ledger"].releases
+    releases = run.ledger.releases
     # every round is one sieve instance (charged when it opens) and, if it fired, one examine; the last round may
     # still be open when PC ends: it has been paid for
     assert sum(r.group == "examine" for r in releases) == flow["examined"]
