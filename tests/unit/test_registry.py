@@ -136,7 +136,7 @@ def test_a_new_private_algorithm_is_one_policy_and_one_spec(marginal_registered,
     ds = load_dataset("asia", n=20_000, seed=0)
     r = discover(ds, algo="marginal-pc", epsilon=2.0, seed=0, options={"scale": "z"})
     pv = r.privacy
-    assert pv["guarantee"] is True and pv["used"]["epsilon"] <= 2.0 + 1e-9
+    assert pv.guarantee is True and pv.used_epsilon <= 2.0 + 1e-9
     assert r.result.tests_per_order[0] == 28 and sum(r.result.tests_per_order[1:]) == 0
     assert r.metrics["skeleton_recall"] > 0.5  # it learns something: the marginally dependent pairs stay
     with pytest.raises(UserError, match="marginal-pc does not take it"):
