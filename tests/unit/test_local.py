@@ -402,8 +402,10 @@ def test_utility_curve_covers_every_mechanism_and_reproduces_the_paper_ordering(
     from cgdcore.local.compare import utility_curve
 
     ds = load_dataset("sachs-cont", None, 0)
+    # order 2 (the Local page's default is 3): de-biased tables grow as bins^(|S|+2), so order 3 costs 8× the CPU
+    # and runs the same code; the paper's ordering below holds at either (F1 0.58 ≥ 0.27 > 0.16 here, 0.13 at 3)
     rows = utility_curve(ds, levels=(0.05, 0.5), seeds=range(2), alpha=0.001, log=True, calibration="neff",
-                         max_order=3)  # the Local page's default: de-biased tables grow as bins^(|S|+2)
+                         max_order=2)
     assert {r["pipeline"] for r in rows} == {"no noise", "naive", "de-biased"}
     assert {r["mechanism"] for r in rows} == {"no noise", "krr-cwise", "krr-comb", "geo-cwise", "geo-comb"}
     assert not any(r["mechanism"] == "geo-comb" and r["pipeline"] == "de-biased" for r in rows)
