@@ -1,9 +1,10 @@
 """One call from a Dataset to a learned graph with metrics: what the CLI, the app and sweeps use.
 
-``discover(dataset, algo=..., ...)`` validates the parameters, builds the CI test over the
-shared sufficient-statistics cache, picks the decision policy of the algorithm, runs the one
-PC engine and scores the result against the truth when there is one. The returned
-:class:`Discovery` serialises to the JSON contract of DESIGN.md.
+``discover(dataset, algo=..., ...)`` looks the algorithm up in the registry, validates its options, privatises
+the records first when local privacy is asked for, and runs the algorithm's family: the one PC engine with a
+p-value or private policy (:func:`_discover_pc`), the channel-aware test on privatised data, the score-based
+optimisers, or the encrypted federation. Every family returns a typed :class:`~cgdcore.discovery.Discovery`,
+scored against the truth when there is one, that serialises to the JSON contract of DESIGN.md.
 """
 from __future__ import annotations
 
