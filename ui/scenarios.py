@@ -192,8 +192,8 @@ def _local_vs_central(s, progress) -> Outcome:
     trivial = every_pair_f1(ds.truth)
 
     def said(name, d):
-        tail = (" — it stopped before testing and kept every pair" if d.privacy.releases == 0 and d.privacy.get(
-            "budget") is not None else _verdict(d, trivial))
+        tail = (" — it stopped before testing and kept every pair"
+                if d.privacy.releases == 0 and d.privacy.budget is not None else _verdict(d, trivial))
         return f"{name} {_f1(d):.2f}{tail}"
 
     if max(_f1(best), _f1(local)) < trivial + 0.1:
