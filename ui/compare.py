@@ -11,6 +11,7 @@ import streamlit as st
 
 from cgdcore.exports import markdown_literal
 from cgdcore.metrics import edge_differences
+from cgdcore.privacy.ledger import readable
 
 
 def _settings_link(params: dict) -> str:
@@ -56,6 +57,15 @@ def pin_controls(res, run_key) -> None:
                    "there, then come back.")
 
 
+def _guarantee(pv) -> str:
+    """The run's guarantee in a few words: its ledger's statement, a local release's ε-LDP, or none."""
+    if pv is None:
+        return "not private"
+    if pv.model == "local":
+        return f"ε = {readable(pv.epsilon)} local DP per record ({pv.json.get('mechanism')})"
+    return pv.statement or "encrypted, no DP"
+
+
 def _row(res) -> dict:
     m = res.metrics or {}
     pv = res.privacy
@@ -64,7 +74,7 @@ def _row(res) -> dict:
     return {"settings": run_label(res), "skeleton F1": num(m.get("skeleton_f1")), "arc F1": num(m.get("arc_f1")),
             "SHD": num(m.get("shd"), "{}"), "learned edges": str(len(res.edges())),
             "CI tests": f"{res.result.n_ci_tests:,}",
-            "guarantee": "not private" if pv is None else pv.statement or "encrypted, no DP",
+            "guarantee": _guarantee(pv),
             "ε used": num(used, "{:.4g}"), "seconds": f"{res.seconds:.3f}"}
 
 

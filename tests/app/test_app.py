@@ -632,3 +632,17 @@ def test_tradeoff_sweep_above_the_work_ceiling_is_refused_with_the_command():
     at = _tradeoff({})
     assert not at.error and not at.button(key="togo").disabled
     assert {m.label: m.value for m in at.metric}["Runs in this sweep"] == "315"
+
+
+def test_comparison_row_names_each_kind_of_guarantee():
+    """The pinned-run table's guarantee row: a ledger's statement, a local run's ε-LDP, none for plain PC."""
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+    from ui.compare import _guarantee
+
+    ds = load_dataset("asia", n=2000, seed=0)
+    assert _guarantee(discover(ds, algo="pc").privacy) == "not private"
+    local = _guarantee(discover(ds, algo="pc", seed=0, ldp={"mechanism": "krr-cwise", "epsilon": 2}).privacy)
+    assert local == "ε = 2 local DP per record (krr-cwise)"
+    central = discover(ds, algo="gauss-pc", epsilon=1.0, seed=0).privacy
+    assert _guarantee(central) == central.statement and "differentially private" in central.statement
