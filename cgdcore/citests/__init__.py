@@ -92,7 +92,6 @@ CI_TEST_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-
 class CITest:
     """A CI test bound to one dataset: ``test(x, y, S) -> CIResult``.
 
