@@ -1,14 +1,15 @@
 """The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
 
-Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 100000] [--dataset sachs]
-[--algo priv-pc] [--reps 1]. Eight browser sessions start heavy runs (each deep-links the Discover page with its own
+Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 500000] [--dataset alarm]
+[--algo priv-pc] [--reps 1]. Eight browser sessions start heavy runs (tens of seconds each on 2 cores) (each deep-links the Discover page with its own
 noise seed, so none is served from a cache); once every one is running or queued, a ninth user opens the Datasets
 page in a new browser session ``--probes`` times and each render is timed (target: under a second), with the number
 of heavy runs still running or queued printed next to it. Then the eight sessions are closed, which ends their runs
 (leaving a page cancels its run), and the time until the server's CPU is idle again is printed. Progress is printed
 as it happens; the whole bench takes a few minutes.
 
-Complete runs: python bench/load.py --complete [--sessions 8] ... waits instead for every heavy run to finish.
+Complete runs: python bench/load.py --complete [--sessions 8] [--n 100000] [--dataset sachs] ... waits instead for
+every run to finish.
 Starts a real Streamlit server for app.py and drives Debian's chromium through Playwright (one browser,
 a separate context per user). Every load session deep-links the Discover page with its own noise seed
 (private results are cached by their full parameters, seed included, so no two sessions share a cache
@@ -506,8 +507,14 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                                 f"&nseed={args.seed0 + i}", wait_until="domcontentloaded", timeout=args.timeout * 1000)
                 heavy.append((ctx, page))
             for i, (_, page) in enumerate(heavy, 1):
-                await expect(page.get_by_text(f"Running {args.algo}")).to_be_attached(timeout=args.timeout * 1000)
-                say(f"heavy session {i}: {args.algo} on {args.dataset}, n = {args.n:,} running or queued")
+                state = (page.get_by_text(f"Running {args.algo}").or_(page.get_by_text("Discovery complete"))
+                         .or_(page.locator(ERRORS)))
+                await expect(state.first).to_be_attached(timeout=args.timeout * 1000)
+                now = "finished" if await page.get_by_text("Discovery complete").count() else \
+                    "ERROR" if await page.locator(ERRORS).count() else "running or queued"
+                if now == "ERROR":
+                    failures.append(f"heavy session {i}: " + (await page.locator(ERRORS).first.inner_text())[:160])
+                say(f"heavy session {i}: {args.algo} on {args.dataset}, n = {args.n:,} {now}")
             cpu0 = rss.cpu_seconds("server")
             times, busy = [], []
             await renders(browser, args.probes, "ninth session", times, busy)
@@ -548,8 +555,8 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8)
-    ap.add_argument("--dataset", default="sachs")
-    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--dataset", default=None, help="default: alarm (ninth session), sachs (--complete)")
+    ap.add_argument("--n", type=int, default=None, help="default: 500,000 (ninth session), 100,000 (--complete)")
     ap.add_argument("--algo", default="priv-pc")
     ap.add_argument("--reps", type=float, default=1.0, help="per-round ε")
     ap.add_argument("--seed0", type=int, default=0,
@@ -567,6 +574,10 @@ def main():
     ap.add_argument("--screenshot", default=str(ROOT / "tests" / "artifacts" / "load_session1.png"),
                     help="full-page screenshot of load session #1 ('none' to skip)")
     args = ap.parse_args()
+    if args.dataset is None:
+        args.dataset = "sachs" if args.complete or args.runs else "alarm"
+    if args.n is None:
+        args.n = 100_000 if args.complete or args.runs else 500_000
     port = args.port or free_port()
     mode = "soak" if args.runs else "complete" if args.complete else "ninth"
     log_path = ROOT / "bench" / "out" / f"load_streamlit_{mode}.log"
