@@ -267,7 +267,7 @@ with user_errors():
             if algo == "fhe-pc":  # minutes on larger networks: say what the federation is doing meanwhile
                 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-                from cgdcore.discover import discover as _discover
+                from cgdcore.fhe.isolated import discover_in_child  # a process of its own: stopping it is immediate
 
                 st.caption("Encrypted federated PC (CKKS): key generation and encryption take tens of seconds; the "
                            "Encrypted page has every setting.")
@@ -276,8 +276,8 @@ with user_errors():
                 def _say(msg, _status=status):
                     _status.update(label=f"fhe-pc: {msg}")
 
-                res = run_stored(("discover-fhe",) + owner + run_key, _discover, ds, options={"on_message": _say},
-                                 **params)
+                res = run_stored(("discover-fhe",) + owner + run_key, discover_in_child, ds,
+                                 options={"on_message": _say}, **params)
             else:
                 runner = run_discovery_on_upload if data_key[0] == "upload" else run_discovery
                 res = runner(run_key, ds, options=algo_opts or None, **params)

@@ -154,9 +154,12 @@ if go:
                 while not lock.acquire(timeout=0.2):
                     checkpoint()  # the user may leave while waiting
             try:
-                from cgdcore.discover import discover
+                from cgdcore.fhe.isolated import discover_in_child
 
-                res = run_stored(("encrypted",) + tuple(key), discover, dataset=ds, algo="fhe-pc", ci_test=stat,
+                # whatever encrypts runs in a process of its own: key generation cannot be interrupted, a process can
+                encrypts = mode in ("warm", "paper", "aggregate") or dp == "once"
+                res = run_stored(("encrypted",) + tuple(key), discover_in_child if encrypts else discover,
+                                 dataset=ds, algo="fhe-pc", ci_test=stat,
                                  alpha=alpha, max_order=max_order, epsilon=eps, seed=seed,
                                  options={**options, "on_message": say})
             finally:
@@ -183,9 +186,9 @@ c[2].metric("SHD vs truth", m.get("shd", "—"))
 c[3].metric("Time", f"{f['seconds']['total']:.1f} s")
 mem = f.get("memory_added_mb")
 c[4].metric("Memory the run added", "—" if mem is None else (f"{mem / 1024:.2f} GB" if mem >= 1024 else f"{mem:.0f} MB"),
-            help="Measured for this run only: the peak resident memory (RSS) of the app's process during the run "
-                 "minus its RSS when the run started (all parties are simulated in it). Memory the process already "
-                 "held — caches, earlier runs — is not counted; another session running at the same time would be. "
+            help="Measured for this run only: the peak resident memory (RSS) of the process that ran it (all parties "
+                 "are simulated in it; an encrypting run has a process of its own) minus its RSS when the run "
+                 "started. Memory the process already held is not counted. "
                  "A result shown again from the cache shows the numbers of the run that computed it.")
 for note in res.notes:
     if "overshot" in note:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from cgdcore import UserError
+from cgdcore.citests.budget import RESULT_ENTRY_BYTES, shares
 from cgdcore.citests.chisq import chi2_test, chisq_from_table, g2_test
 from cgdcore.citests.contingency import SuffStats, clear_suffstats_cache, fingerprint, suffstats_for
 from cgdcore.citests.fisherz import fisherz_test, partial_correlation
@@ -90,14 +91,14 @@ CI_TEST_DESCRIPTIONS: dict[str, str] = {
     "(discrete codes are treated as numbers).",
 }
 
-_MAX_CACHED_RESULTS = 500_000
-
 
 class CITest:
     """A CI test bound to one dataset: ``test(x, y, S) -> CIResult``.
 
     Results are deterministic, so they are cached per instance keyed by
-    (min(x, y), max(x, y), sorted S). ``n_calls`` counts calls, ``n_computed`` cache misses.
+    (min(x, y), max(x, y), sorted S), up to ``max_bytes`` (default: a CI test's share of CGD_CORE_CACHE_MB, each
+    entry charged RESULT_ENTRY_BYTES; when full, the cache starts over). ``n_calls`` counts calls, ``n_computed``
+    cache misses.
     """
 
     def __init__(
@@ -106,6 +107,7 @@ class CITest:
         stats: SuffStats,
         fn: Callable[..., CIResult],
         sided: str | None = None,
+        max_bytes: int | None = None,
     ):
         self.name = name
         self.stats = stats
@@ -116,6 +118,7 @@ class CITest:
         self._memo: dict[tuple, object] = {}
         self.n_calls = 0
         self.n_computed = 0
+        self.max_entries = (shares()["results"] if max_bytes is None else int(max_bytes)) // RESULT_ENTRY_BYTES
 
     def __call__(self, x: int, y: int, S: Sequence[int] = ()) -> CIResult:
         self.n_calls += 1
@@ -126,7 +129,7 @@ class CITest:
             x, y, s = self.stats.key(x, y, s)
             res = self._fn(self.stats, x, y, s)
             self.n_computed += 1
-            if len(self._cache) >= _MAX_CACHED_RESULTS:
+            if len(self._cache) + len(self._memo) >= self.max_entries:
                 self._cache.clear()
             self._cache[key] = res
         return res
@@ -139,7 +142,7 @@ class CITest:
         except KeyError:
             pass
         value = compute()
-        if len(self._memo) >= _MAX_CACHED_RESULTS:
+        if len(self._cache) + len(self._memo) >= self.max_entries:
             self._memo.clear()
         self._memo[key] = value
         return value
@@ -147,6 +150,11 @@ class CITest:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._memo.clear()
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes charged for the cached results and memoised values (RESULT_ENTRY_BYTES each)."""
+        return (len(self._cache) + len(self._memo)) * RESULT_ENTRY_BYTES
 
     def __repr__(self) -> str:
         side = f", sided={self.sided!r}" if self.sided else ""

@@ -21,6 +21,7 @@ from typing import Any, Hashable, Sequence
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.citests.budget import ENTRY_OVERHEAD, core_cache_bytes, shares
 
 __all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint", "reference_table"]
 
@@ -51,9 +52,7 @@ _RAW_CODE_LIMIT = 2**62
 _INT32_MAX = 2**31 - 1
 
 _DEFAULT_STRATA_ITEMS = 256
-_DEFAULT_STRATA_BYTES = 112 * 2**20
 _DEFAULT_TABLE_ITEMS = 8192
-_DEFAULT_TABLE_BYTES = 32 * 2**20
 
 
 class _LRU:
@@ -79,7 +78,9 @@ class _LRU:
             return item[0]
 
     def setdefault(self, key: Hashable, value: Any, nbytes: int = 0) -> Any:
-        """Store ``value`` unless ``key`` is present; return the stored value either way."""
+        """Store ``value`` unless ``key`` is present; return the stored value either way. ``nbytes`` is the value's
+        buffer; each entry is charged :data:`ENTRY_OVERHEAD` more for its objects."""
+        nbytes += ENTRY_OVERHEAD
         with self._lock:
             item = self._d.get(key)
             if item is not None:
@@ -100,6 +101,17 @@ class _LRU:
         with self._lock:
             self._d.clear()
             self._bytes = 0
+
+    def discard(self, key: Hashable) -> None:
+        with self._lock:
+            item = self._d.pop(key, None)
+            if item is not None:
+                self._bytes -= item[1]
+
+    def items(self) -> list[tuple[Hashable, Any]]:
+        """(key, value) pairs, least recently used first (a snapshot)."""
+        with self._lock:
+            return [(k, v) for k, (v, _) in self._d.items()]
 
     def __len__(self) -> int:
         return len(self._d)
@@ -187,9 +199,9 @@ class SuffStats:
         arities: Sequence[int] | None = None,
         *,
         strata_cache_items: int = _DEFAULT_STRATA_ITEMS,
-        strata_cache_bytes: int = _DEFAULT_STRATA_BYTES,
+        strata_cache_bytes: int | None = None,
         table_cache_items: int = _DEFAULT_TABLE_ITEMS,
-        table_cache_bytes: int = _DEFAULT_TABLE_BYTES,
+        table_cache_bytes: int | None = None,
     ):
         data = np.asarray(data)
         if data.ndim != 2:
@@ -207,8 +219,9 @@ class SuffStats:
         self._lock = threading.Lock()
         self.shared_tests: dict = {}  # CI tests over these statistics (citests.shared_ci_test)
         self._corr: np.ndarray | None = None
-        self._strata = _LRU(strata_cache_items, strata_cache_bytes)
-        self._tables = _LRU(table_cache_items, table_cache_bytes)
+        share = shares()  # byte caps default to this dataset's shares of CGD_CORE_CACHE_MB
+        self._strata = _LRU(strata_cache_items, share["strata"] if strata_cache_bytes is None else strata_cache_bytes)
+        self._tables = _LRU(table_cache_items, share["tables"] if table_cache_bytes is None else table_cache_bytes)
 
         if arities is None:
             self.arities: tuple[int, ...] | None = None
@@ -258,8 +271,9 @@ class SuffStats:
         self.n, self.d = int(n), int(d)
         self._lock = threading.Lock()
         self._corr = None
-        self._strata = _LRU(cache_sizes.get("strata_cache_items", 64), _DEFAULT_STRATA_BYTES)
-        self._tables = _LRU(cache_sizes.get("table_cache_items", 256), _DEFAULT_TABLE_BYTES)
+        share = shares()
+        self._strata = _LRU(cache_sizes.get("strata_cache_items", 64), share["strata"])
+        self._tables = _LRU(cache_sizes.get("table_cache_items", 256), share["tables"])
         self.arities = tuple(int(a) for a in arities)
         self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=_code_dtype(self.arities)))
         self._values = self._cols
@@ -294,8 +308,9 @@ class SuffStats:
         view.n, view.d = int(idx.size), root.d
         view._lock = threading.Lock()
         view._corr = None
-        view._strata = _LRU(64, _DEFAULT_STRATA_BYTES)
-        view._tables = _LRU(256, _DEFAULT_TABLE_BYTES)
+        share = shares()
+        view._strata = _LRU(64, share["strata"])
+        view._tables = _LRU(256, share["tables"])
         view.arities = root.arities
         view.shared_tests = {}
         view._cols = root._cols
@@ -312,6 +327,20 @@ class SuffStats:
     @property
     def is_discrete(self) -> bool:
         return self.arities is not None
+
+    def nbytes(self) -> int:
+        """Bytes this object holds: its copies of the data, its caches and its shared CI tests' results."""
+        arrays = {id(a): a.nbytes for a in (self._cols, self._values, getattr(self, "_rows", None), self._corr,
+                                            self._idx) if a is not None}
+        tests = sum(t.nbytes for t in list(self.shared_tests.values()))
+        return sum(arrays.values()) + self._strata.nbytes + self._tables.nbytes + tests
+
+    def clear_caches(self) -> None:
+        """Forget every cached stratum code, table and shared CI-test result (the data stay)."""
+        self._strata.clear()
+        self._tables.clear()
+        for t in list(self.shared_tests.values()):
+            t.clear_cache()
 
     def cache_info(self) -> dict[str, int]:
         """Sizes and hit counts of the internal caches (for the app's diagnostics panel)."""
@@ -515,6 +544,29 @@ class SuffStats:
 _SHARED = _LRU(8)
 
 
+def shared_nbytes() -> int:
+    """Bytes held by every shared SuffStats (data, caches and CI results; see :meth:`SuffStats.nbytes`)."""
+    return sum(st.nbytes() for _, st in _SHARED.items())
+
+
+def _trim_shared(keep: SuffStats) -> None:
+    """Keep the shared statistics within CGD_CORE_CACHE_MB: forget the least recently used datasets other than
+    ``keep`` until the rest fit; if ``keep`` alone is over, empty its caches. Called as every run starts, so the
+    budget holds between runs; within a run each cache is held to its share (:func:`cgdcore.citests.budget.shares`)."""
+    budget = core_cache_bytes()
+    entries = _SHARED.items()
+    sizes = [st.nbytes() for _, st in entries]
+    total = sum(sizes)
+    for (key, st), size in zip(entries, sizes):
+        if total <= budget:
+            return
+        if st is not keep:
+            _SHARED.discard(key)
+            total -= size
+    if total > budget:
+        keep.clear_caches()
+
+
 def fingerprint(data: np.ndarray, arities: Sequence[int] | None) -> str:
     """Content fingerprint: blake2b of the bytes, shape, dtype and arities."""
     data = np.ascontiguousarray(data)
@@ -525,7 +577,8 @@ def fingerprint(data: np.ndarray, arities: Sequence[int] | None) -> str:
 
 
 def suffstats_for(data: np.ndarray, arities: Sequence[int] | None = None) -> SuffStats:
-    """A SuffStats shared by every caller with the same data (bounded LRU of 8 datasets).
+    """A SuffStats shared by every caller with the same data (an LRU of at most 8 datasets and, with their caches
+    and CI results, at most CGD_CORE_CACHE_MB bytes as each run starts).
 
     Keyed by :func:`fingerprint`, so equal arrays (other algorithms, other ε, other users)
     reuse every cached table; a different array gets a different object.
@@ -537,6 +590,7 @@ def suffstats_for(data: np.ndarray, arities: Sequence[int] | None = None) -> Suf
     st = _SHARED.get(key)
     if st is None:
         st = _SHARED.setdefault(key, SuffStats(data, arities))
+    _trim_shared(st)
     return st
 
 

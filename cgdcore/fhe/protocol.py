@@ -225,6 +225,7 @@ class Federation:
         if self._keys is not None:
             return
         t = time.perf_counter()
+        self._say(f"generating the CKKS keys (N = {params.poly_modulus_degree}, {params.depth} levels)")
         checkpoint()  # each step below is one library call of 1.5–2 s at N = 32768
         self._keys = ckks.KeyHolder(params)
         checkpoint()

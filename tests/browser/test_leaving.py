@@ -20,8 +20,10 @@ LONG_RUNS = [
      "Run sweep", None, RUNS_DONE),
     ("Local", "/local?lscen=Sachs+network+%28bnlearn%2C+3+states+per+protein%29&ln=200000",
      "Run the comparison", "Privacy–utility curve", RUNS_DONE),
-    # past key generation: its three library calls of ~2 s of CPU each cannot be interrupted, and on a machine
-    # loaded to 13 processes per 2 cores each takes over 5 s of wall time
+    # an encrypting run has a process of its own, which is killed: left during key generation (library calls of
+    # ~2 s of CPU each that no checkpoint can interrupt, over 5 s of wall time each on a loaded machine) and later
+    ("Encrypted, key generation", "/encrypted?fnet=sachs&fn=20000&fseed=1", "Run encrypted PC", None,
+     "generating the CKKS keys"),
     ("Encrypted", "/encrypted?fnet=sachs&fn=20000", "Run encrypted PC", None, "ciphertext batch"),
     ("Score", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears", None, None, re.compile("Running notears", re.I)),
     ("Budget", "/budget?bds=win95pts&bn=500000", None, None, "Running CURATE and Priv-PC…"),
