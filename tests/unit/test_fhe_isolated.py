@@ -33,8 +33,8 @@ def test_child_run_equals_the_run_in_process_and_relays_its_status_lines(asia):
     there = discover_in_child(asia, algo="fhe-pc", max_order=1, seed=3, options={**opts, "on_message": said.append})
     assert there.result.cpdag.tolist() == here.result.cpdag.tolist()
     assert there.metrics == here.metrics
-    assert there.extras["fhe_summary"]["ckks"] == here.extras["fhe_summary"]["ckks"]
-    assert np.isclose(there.extras["fhe"]["agreement"], here.extras["fhe"]["agreement"])
+    assert there.fhe.summary["ckks"] == here.fhe.summary["ckks"]
+    assert np.isclose(there.fhe.report["agreement"], here.fhe.report["agreement"])
     assert any(m.startswith("generating the CKKS keys (N = 8192") for m in said)
     assert all(isinstance(m, str) for m in said)
 
