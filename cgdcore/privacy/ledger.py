@@ -592,7 +592,8 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
     """ε at δ of the composed privacy-loss distribution of the releases (None if it cannot be computed).
     Identical releases are self-composed, so the cost grows with the number of distinct releases. Ten or more
     releases of one pure ε (the sparse-vector algorithms) take dp_accounting's binomial PLD in closed form
-    (:func:`cgdcore.privacy.pld_pure.pure_epsilon_pld`, equal to dp_accounting's to 1e-8 relative for δ ≥ 1e-5), without importing it."""
+    (:func:`cgdcore.privacy.pld_pure.pure_epsilon_pld`, equal to dp_accounting's to 1e-8 relative for δ ≥ 1e-5),
+    without importing it."""
     counts: dict[tuple, int] = {}
     for r in releases:
         if r.laplace_ratio:

@@ -9,7 +9,7 @@ total mass ≤ ``tail`` (1e-15), which it charges as infinite loss. Here the bin
 (log space), the same ``tail`` is charged as infinite loss and nothing is dropped (so this value is never below
 dp_accounting's exact-arithmetic answer), and ε is found by dp_accounting's own search
 (``pld_pmf._get_epsilon_for_delta``): walk the losses from the top, adding p_l and p_l·e^−l, and stop at the
-first loss l with ln((Σp − δ)/Σp·e^−l) ≥ l. Skipping the grid's empty cells changes nothing (they add no mass).
+first loss l with ln((Σp − δ)/Σp·e^−l) ≥ l. Empty grid cells add no mass: skipping them changes nothing.
 The two differ by dp_accounting's FFT round-off (≈1e-18 per grid cell), which matters only for small δ: ≤ 1e-9
 relative at δ ≥ 1e-5, ≤ 1e-8 at δ = 1e-6, up to 1e-6 at δ = 1e-9. The ledger therefore uses this form for
 δ ≥ ``PURE_MIN_DELTA`` only (tests/unit/test_pld_pure.py checks 1e-8 relative there). It needs neither numpy
