@@ -11,7 +11,7 @@ columns of stratum k — the empty-cell adjustment of causal-learn's Chisq/Gsq t
 (``causallearn/utils/cit.py``; shared/research/anchors_cd.md §3.1). pcalg's ``gSquareDis``
 instead uses the unadjusted (k_x−1)(k_y−1)·Π|S| (anchors_cd.md §3.3); we follow causal-learn.
 dof = 0 (no stratum has two non-empty rows and columns) → p = 1. The p-value is the χ²
-upper tail, ``scipy.special.chdtrc(dof, statistic)`` (scipy imported lazily).
+upper tail (:func:`chi2_sf`: a closed-form sum for whole dof, scipy's ``chdtrc`` otherwise).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
+from cgdcore.citests.chi2_tail import chi2_upper_tail
 from cgdcore.citests.contingency import kernels_loaded
 from cgdcore.citests.result import CIResult
 
@@ -35,9 +36,13 @@ _chdtrc = None
 
 
 def chi2_sf(statistic: float, dof: float) -> float:
-    """Upper tail P(χ²_dof ≥ statistic); 1 when dof ≤ 0."""
+    """Upper tail P(χ²_dof ≥ statistic); 1 when dof ≤ 0. Whole dof (every χ²/G test) through the positive-term sum
+    of :func:`cgdcore.citests.chi2_tail.chi2_upper_tail` (no scipy import); fractional dof (the de-biased local
+    tests) through scipy's ``chdtrc``."""
     if dof <= 0:
         return 1.0
+    if float(dof).is_integer():
+        return chi2_upper_tail(float(statistic), int(dof))
     global _chdtrc
     if _chdtrc is None:
         from scipy.special import chdtrc  # lazy: importing scipy.special costs ~0.4 s

@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.privacy.pld_pure import MIN_COMPOSED, PURE_MIN_DELTA, pure_epsilon_pld
 
 __all__ = [
     "RULES", "STATUS", "REASON", "verdict", "compare_to_guarantee", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
@@ -589,11 +590,10 @@ def readable(v: float | None) -> str:
 
 def pld_epsilon(releases: list[Release], delta: float) -> float | None:
     """ε at δ of the composed privacy-loss distribution of the releases (None if it cannot be computed).
-    Identical releases are self-composed, so the cost grows with the number of distinct releases."""
-    try:
-        import dp_accounting  # noqa: F401
-    except ImportError:  # pragma: no cover - dp_accounting is in requirements.txt
-        return None
+    Identical releases are self-composed, so the cost grows with the number of distinct releases. Ten or more
+    releases of one pure ε (the sparse-vector algorithms) take dp_accounting's binomial PLD in closed form
+    (:func:`cgdcore.privacy.pld_pure.pure_epsilon_pld`, equal to dp_accounting's to 1e-8 relative for δ ≥ 1e-5),
+    without importing it."""
     counts: dict[tuple, int] = {}
     for r in releases:
         if r.laplace_ratio:
@@ -604,6 +604,17 @@ def pld_epsilon(releases: list[Release], delta: float) -> float | None:
     if any((key[0] == "lap" and key[1] < 0.1) or (key[0] == "gauss" and key[1] < 0.5)
            or (key[0] == "eps" and key[1] > 10) for key in counts):
         return None  # ε per release beyond what a discretised PLD can represent
+    if len(counts) == 1:
+        (key, k), = counts.items()
+        if key[0] == "eps" and key[2] == 0 and k >= MIN_COMPOSED and PURE_MIN_DELTA <= delta < 1:
+            try:
+                return pure_epsilon_pld(key[1], k, float(delta))
+            except OverflowError:  # pragma: no cover - numeric edge, as for dp_accounting below
+                return None
+    try:
+        import dp_accounting  # noqa: F401
+    except ImportError:  # pragma: no cover - dp_accounting is in requirements.txt
+        return None
     try:
         return _pld(tuple(sorted(counts.items(), key=repr)), float(delta))
     except (OverflowError, ValueError, IndexError, FloatingPointError):  # pragma: no cover - numeric edge
