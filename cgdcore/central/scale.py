@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.central.brent import brentq
+from cgdcore.central.roots import bisect_root
 
 __all__ = ["SCALES", "Z_BOUND", "G_BOUND", "MAX_NOISE_SD", "DecisionScale", "GScale", "z_alpha", "critical_value",
            "critical_value_min", "chi2_quantile", "g_margin", "min_abs_z"]
@@ -95,7 +95,7 @@ def critical_value(z_a: float, noise: str, scale: float) -> float:
         return z_a * math.sqrt(1.0 + 2.0 * scale * scale)
     target = math.erfc(z_a / math.sqrt(2.0)) / 2.0  # P(Z > z_a)
     hi = z_a + 40.0 * scale + 10.0
-    return float(brentq(lambda c: _laplace_tail(c, scale) - target, z_a, hi, xtol=1e-10))
+    return float(bisect_root(lambda c: _laplace_tail(c, scale) - target, z_a, hi))
 
 
 @functools.lru_cache(maxsize=4096)

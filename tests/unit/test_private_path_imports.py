@@ -1,5 +1,5 @@
 """SVT-PC and Priv-PC need no scipy: the line's Φ⁻¹ comes from the standard library, Priv-PC's Laplace-noise
-critical value from ln Φ over the C library's erfc and a step-for-step port of scipy's brentq, and the PLD total is
+critical value from ln Φ over the C library's erfc and a bisection to one ulp, and the PLD total is
 computed in closed form (tests/unit/test_pld_pure.py). These tests pin each replacement to the scipy function it
 replaces, the sparse-vector runs' decisions to those made with scipy's, and the import set of both runs."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cgdcore.central import policies, scale
-from cgdcore.central.brent import brentq
+from cgdcore.central.roots import bisect_root
 from cgdcore.data import load_dataset
 from cgdcore.discover import discover
 
@@ -29,19 +29,21 @@ def test_z_alpha_is_scipys_quantile_to_rounding():
             assert scale.z_alpha(float(alpha), sided) == pytest.approx(-float(special.ndtri(q)), rel=2e-15, abs=0)
 
 
-def test_brentq_is_scipys_step_for_step():
-    funcs = [lambda x: x ** 3 - 2 * x - 5, lambda x: math.cos(x) - x, lambda x: math.exp(x) - 10,
-             lambda x: math.atan(x - 0.3), lambda x: (x - 1.5) ** 5]
+def test_bisection_finds_each_root_to_an_ulp():
+    funcs = [(lambda x: x ** 3 - 2 * x - 5, 2.0945514815423265), (lambda x: math.cos(x) - x, 0.7390851332151607),
+             (lambda x: math.exp(x) - 10, math.log(10)), (lambda x: math.atan(x - 0.3), 0.3),
+             (lambda x: (x - 1.5) ** 5, 1.5)]
     n = 0
-    for f in funcs:
+    for f, root in funcs:
         for a, b in ((-3.0, 5.0), (0.0, 4.0), (-10.0, 10.0), (1.0, 3.0)):
             if (f(a) > 0) == (f(b) > 0):
                 continue
-            assert brentq(f, a, b, xtol=1e-10) == optimize.brentq(f, a, b, xtol=1e-10)
+            x = bisect_root(f, a, b)
+            assert abs(x - root) <= 4 * math.ulp(root) + 1e-15, (x, root)
             n += 1
     assert n >= 12
     with pytest.raises(ValueError):
-        brentq(lambda x: x * x + 1, -1.0, 1.0)
+        bisect_root(lambda x: x * x + 1, -1.0, 1.0)
 
 
 def test_log_ndtr_is_scipys_to_5e_10():
@@ -59,7 +61,7 @@ def _scipy_critical_value(z_a, b):
              - 0.5 * math.exp(0.5 * a * a + a * c + special.log_ndtr(-c - a)))
         return min(1.0, max(0.0, t)) - target
 
-    return float(optimize.brentq(tail, z_a, z_a + 40.0 * b + 10.0, xtol=1e-10))
+    return float(optimize.brentq(tail, z_a, z_a + 40.0 * b + 10.0, xtol=1e-15, rtol=8.9e-16))
 
 
 def test_laplace_critical_value_is_scipys_to_1e_13():
@@ -87,7 +89,7 @@ def test_sparse_vector_runs_decide_as_with_scipy(monkeypatch, net, algo):
     monkeypatch.setattr(scale, "z_alpha", _scipy_z_alpha)
     monkeypatch.setattr(policies, "z_alpha", _scipy_z_alpha, raising=False)
     monkeypatch.setattr(scale, "log_ndtr", lambda x: float(special.log_ndtr(x)))
-    monkeypatch.setattr(scale, "brentq", optimize.brentq)
+    monkeypatch.setattr(scale, "bisect_root", lambda f, lo, hi: optimize.brentq(f, lo, hi, xtol=1e-10))
     theirs = [_run_facts(discover(ds, algo=algo, round_epsilon=1.0, seed=s)) for s in (0, 1)]
     assert ours == theirs
 
