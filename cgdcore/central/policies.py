@@ -299,7 +299,7 @@ class GaussPolicy(_PlannedPolicy):
                 util = -np.maximum(z, line) - np.arange(len(sets)) * (self.sensitivity / 8.0)
                 S = tuple(sets[sel.select(util, order=order, what=f"separating set of {x}–{y}")])
                 charged += sel.cost
-        p = max(float(r.p_value) for r in results)
+        p = self.scale.exact_p(x, y, sets, results)
         return Decision(independent, float(results[best].statistic), p, v.noise, v.noisy, line, charged,
                         self.stage, v.released, v.sensitivity), S
 

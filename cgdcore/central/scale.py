@@ -172,6 +172,10 @@ class DecisionScale:
         """What Gauss-PC minimises over an edge's candidate sets: |z̃_S| clipped to ``Z_BOUND``."""
         return min_abs_z([r.statistic for r in results])[0]
 
+    def exact_p(self, x: int, y: int, sets, results) -> float:
+        """The non-private test's p-value for the pair: the largest over the candidate sets (a diagnostic)."""
+        return max(float(r.p_value) for r in results)
+
     def set_line(self, x: int, y: int, sets, sd: float) -> float:
         """The line for Gauss-PC's released minimum (:meth:`min_line`; the same for every edge)."""
         return self.min_line(sd)
@@ -255,6 +259,13 @@ class GScale:
 
     def set_line(self, x: int, y: int, sets, sd: float) -> float:
         return max(g_margin(self.dof(x, y, S), self.alpha, float(sd)) for S in sets)
+
+    def exact_p(self, x: int, y: int, sets, results) -> float:
+        """The noiseless version of this test's decision, as a p-value: the largest over the candidate sets of
+        P(χ²_dof ≥ G_S) at the public dof, so "flipped by the noise" compares like with like (a diagnostic)."""
+        from cgdcore.citests.chisq import chi2_sf
+
+        return max(chi2_sf(float(r.statistic), self.dof(x, y, S)) for S, r in zip(sets, results))
 
     def line(self, noise: str = "none", scale: float = 0.0) -> float:
         return 0.0

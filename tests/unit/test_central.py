@@ -224,6 +224,9 @@ def test_gauss_pc_at_huge_epsilon_differs_from_pc_only_on_borderline_tests(net):
     assert sd < 0.01
     near = [t for t in r.result.trace if abs(abs(t.statistic) - t.threshold) < 6 * sd]
     assert shd_between(r.cpdag, ref.cpdag) <= 2 * len(near), (len(near), sd)
+    # the "flipped by the noise" diagnostic compares with this same public-dof test, so only near-line tests flip
+    flipped = [t for t in r.result.trace if t.phase == "skeleton" and (t.p_value >= 0.05) != t.independent]
+    assert len(flipped) <= len(near) and r.diagnostics()["decisions_flipped"] == len(flipped)
 
 
 
@@ -354,3 +357,28 @@ def test_private_run_on_a_csv_says_its_categories_are_taken_as_public():
     assert len(said) == 1 and "not covered by ε" in said[0]
     assert not [n for n in discover(ds, algo="gauss-pc", epsilon=1.0, seed=0).notes if "taken as public" in n]
     assert not [n for n in discover(upload, algo="pc").notes if "taken as public" in n]
+
+
+def test_gauss_pc_on_g_reports_the_public_dof_p_value_as_its_noiseless_decision():
+    """A column whose schema declares a state the data never shows: the non-private test drops the empty
+    category from its dof, the private test releases G against the public dof. The trace's p-value (what "flipped
+    by the noise" compares with) is the public-dof one, so a huge-ε run flips nothing."""
+    from cgdcore.citests.chisq import chi2_sf
+    from cgdcore.data.dataset import Dataset
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 4000)  # declared 3 states, state 2 never observed
+    y = (x ^ (rng.random(4000) < 0.45)).astype(int)  # weakly dependent on x
+    z = rng.integers(0, 3, 4000)
+    ds = Dataset("empty-state", ("x", "y", "z"), np.c_[x, y, z].astype(np.int8), (("a", "b", "c"),) * 3)
+    r = discover(ds, algo="gauss-pc", ci_test="g2", epsilon=1e6, max_order=0, seed=0)
+    order0 = [t for t in r.result.trace if t.phase == "skeleton"]
+    assert order0
+    differs = 0
+    for t in order0:
+        public = (ds.arities[t.x] - 1) * (ds.arities[t.y] - 1)
+        assert t.p_value == pytest.approx(chi2_sf(t.statistic, public), rel=1e-12)
+        differs += not math.isclose(t.p_value, make_ci_test("g2", suffstats_for(ds.data, ds.arities))(t.x, t.y, ()).p_value,
+                                    rel_tol=1e-6)
+    assert differs >= 2  # the pairs with x: the data-adjusted p-value is another number
+    assert r.diagnostics()["decisions_flipped"] == 0
