@@ -5,7 +5,8 @@ discrete-Gaussian release of the second-moment matrix, then NOTEARS on it — :f
 or ``release="gradient"`` (as in NOLEAKS: I equal noisy gradient releases whose zCDP composition is
 the budget); and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's iteration count and the
 schedule's shape ε_k, scaled so that the releases' zCDP composition — the accounting the run reports —
-is the budget: ρ_k = ρ_B·ε_k²/Σε_j²).
+is the budget: ρ_k = ρ_B·ε_k²/Σε_j²). Both gradient-release algorithms use the model-based optimiser of
+:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser.
 """
 from __future__ import annotations
 
@@ -231,11 +232,26 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed,
                                **({"release": "gradient"} if algo == "noleaks" else {})})
         info["sensitivity"] = sens
+        # lr or outer given: the Adam optimiser they belong to; otherwise the model-based one (dp_notears module)
+        optimiser = "adam" if ("lr" in options or "outer" in options) else "model"
+        info["params"]["optimiser"] = optimiser
+        if optimiser == "adam":
+            info["params"].update({"lr": lr, "outer": outer})
+            notes.append(f"optimiser: Adam (learning rate {lr:g}, {outer} outer rounds) inside the augmented "
+                         "Lagrangian, one noisy gradient per step")
+        else:
+            info["params"].pop("lr")
+            notes.append("optimiser: the noisy gradients, taken at two public points, are fitted by least squares to "
+                         "the loss's second moments (shrunk by their standard errors); NOTEARS then runs on that "
+                         "fit as post-processing")
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
-                       w_threshold=w_threshold, monitor_cov=cov)
+                       w_threshold=w_threshold, monitor_cov=cov, optimiser=optimiser,
+                       bounds=public_bounds(data, options.get("standardise")))
         W, A, trace = r.W, r.adjacency, r.trace
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
+        if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
+            info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
 
 

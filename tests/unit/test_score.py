@@ -1,4 +1,5 @@
 """Score-based discovery: NOTEARS, DP-NOTEARS gradient releases, CURATE schedules."""
+import functools
 import math
 
 import numpy as np
@@ -273,3 +274,62 @@ def test_default_eps0_gives_the_same_number_of_iterations_at_every_budget(kind, 
         assert lemma2_iterations(kind, eps_total, e0 * 1.01) < 200
     I, eps = fitted_schedule(kind, eps_total, e0)
     assert I >= 190 and eps.sum() <= eps_total * (1 + 1e-12)
+
+
+def test_moment_model_recovers_the_second_moments_from_exact_gradients():
+    """The least-squares gradient −M(I − W) is affine in W: exact (unclipped, noise-free) gradients at the design
+    points W = 0 and the cyclic shift determine M, the diagonal included (to 1e-7 of its largest entry), in the data's units
+    through the public bounds; a single release at W = 0 leaves only the diagonal to the public prior."""
+    from cgdcore.score.moment_model import PRIOR_DIAGONAL, MomentModel, shift_point
+
+    rng = np.random.default_rng(4)
+    B = np.array([1.0, 3.0, 0.5, 2.0, 10.0])
+    X = rng.uniform(-1, 1, size=(400, 5)) @ np.triu(rng.normal(size=(5, 5)))
+    X = X / np.abs(X).max(axis=0) * B  # |x_j| ≤ B_j
+    Xs, M = X / B, X.T @ X / len(X)
+    model = MomentModel(5)
+    for Ws, sigma in ((np.zeros((5, 5)), 1e-9), (shift_point(5), 3e-9)):  # the noise floor scales with σ
+        model.add(Ws, clipped_gradient(Xs, Ws, 1e9), sigma)
+    Ms = Xs.T @ Xs / len(Xs)
+    assert np.max(np.abs(model.scaled() - Ms)) <= 1e-7 * np.abs(Ms).max()
+    assert np.max(np.abs(model.second_moment(B) - M)) <= 1e-7 * np.abs(M).max()
+    one = MomentModel(5)
+    one.add(np.zeros((5, 5)), clipped_gradient(Xs, np.zeros((5, 5)), 1e9), 1e-9)
+    S = one.scaled()
+    off = ~np.eye(5, dtype=bool)
+    assert np.allclose(S[off], Ms[off]) and np.allclose(np.diag(S), PRIOR_DIAGONAL)
+    # noisy releases: eigenvalues floored at 2√d·σ̄, σ̄ = (Σ 1/σ_k²)^(−1/2)
+    noisy = MomentModel(5)
+    noisy.add(np.zeros((5, 5)), clipped_gradient(Xs, np.zeros((5, 5)), 1e9), 0.3)
+    noisy.add(shift_point(5), clipped_gradient(Xs, shift_point(5), 1e9), 0.4)
+    assert np.linalg.eigvalsh(noisy.scaled()).min() >= 2 * np.sqrt(5) * 0.24 * (1 - 1e-9)
+
+
+def test_design_phases_cover_every_release_once():
+    from cgdcore.score.dp_notears import design_phases
+
+    for I in (1, 2, 3, 7, 200):
+        phases = design_phases(I)
+        assert len(phases) == 2 and [k for p in phases for k in p] == list(range(I))
+        assert max(map(len, phases)) - min(map(len, phases)) <= 1
+
+
+@functools.lru_cache(maxsize=1)
+def _synthetic_and_notears_f1():
+    ds = load_dataset("synthetic:d=10", n=2000, seed=0)
+    return ds, discover(ds, algo="notears").metrics["skeleton_f1"]
+
+
+# Measured (data seed 0, n = 2,000, noise seed 0): NOTEARS 0.857; at ε = 10⁶ the gradient release 0.833 and
+# CURATE-score 0.865 with their defaults (the Adam optimiser they used before: 0.375 and 0.323 at n = 5,000).
+@pytest.mark.parametrize("algo,opts", [("noleaks", {"release": "gradient"}), ("curate-score", {})])
+def test_gradient_releases_with_a_huge_budget_reach_notears(algo, opts):
+    """With (nearly) exact gradients the default optimiser of the gradient-release algorithms ends at NOTEARS's
+    graph: synthetic continuous data, where the public centre is the true mean, so the releases describe NOTEARS's
+    own loss. Every release is a gradient at one of the two public design points."""
+    ds, ref = _synthetic_and_notears_f1()
+    r = discover(ds, algo=algo, epsilon=1e6, seed=0, options=opts)
+    assert r.params["optimiser"] == "model" and r.privacy["guarantee"] is True
+    assert abs(r.metrics["skeleton_f1"] - ref) <= 0.05, (algo, r.metrics, ref)
+    phases = [t["phase"] for t in r.extras["trace"]]
+    assert len(phases) == r.privacy["releases"] and set(phases) == {"zero", "shift"}
