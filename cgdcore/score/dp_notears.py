@@ -157,8 +157,8 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
 
 
 def per_sample_bound(W_scaled: np.ndarray) -> float:
-    """max over rows i and entries (j, k) of |x̃_ij (x̃_ik − Σ_l x̃_il W̃_lk)| when every |x̃| ≤ 1: 1 + max_k Σ_l |W̃_lk|
-    (public). Clipping at any s at least this changes no per-sample entry."""
+    """Bound on every per-sample entry |x̃_ij (x̃_ik − Σ_l x̃_il W̃_lk)| when every |x̃| ≤ 1:
+    1 + max_k Σ_l |W̃_lk| (public). Clipping at any s at least this changes no per-sample entry."""
     return 1.0 + float(np.abs(W_scaled).sum(axis=0).max())
 
 

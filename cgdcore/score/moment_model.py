@@ -9,14 +9,17 @@ here the model is the exact form of the least-squares Hessian, so nothing is app
 
 Each row j of M is fitted on its own (d unknowns; equations k ≠ j; the diagonal of a release is zero and carries
 nothing), every release weighted by 1/σ_k² (σ_k: the release's public noise s.d.), so the fit's covariance is
-H_j⁻¹, public. Then M is symmetrised, each off-diagonal entry is soft-thresholded at ``SHRINK`` standard errors
-(a dependence the releases cannot tell from noise is taken as none, as a test on the z scale would decide;
-with exact gradients the standard errors are 0 and nothing changes), mapped to the data's units and projected onto the matrices with eigenvalues ≥ a public floor: in the scaled coordinates
-2√d·σ̄ with σ̄ = (Σ_k 1/σ_k²)^(−1/2) — the edge of the spectrum of a symmetric noise matrix of entry s.d. σ̄, so
-directions the noise could have made are not trusted (and NOTEARS then converges in a few hundred steps instead of
-hundreds of thousands on an ill-conditioned noisy fit) — and 1e-3 in the data's units. The diagonal M_jj enters only through W_jk ≠ 0, so the
-design needs a point with a non-zero entry in every row (:func:`shift_point`); a weak ridge towards a
-public prior settles what the releases leave undetermined (for example with a single release).
+H_j⁻¹, public. The diagonal M_jj enters only through W_jk ≠ 0, so the design needs a point with a non-zero entry in
+every row (:func:`shift_point`); a weak ridge towards a public prior settles what the releases leave undetermined
+(for example with a single release). Then M is symmetrised and
+
+* each off-diagonal entry is soft-thresholded at ``SHRINK`` standard errors: a dependence the releases cannot tell
+  from noise is taken as none, as a test on the z scale would decide (with exact gradients the standard errors
+  are 0 and nothing changes);
+* its eigenvalues are floored at 2√d·σ̄, σ̄ = (Σ_k 1/σ_k²)^(−1/2): the edge of the spectrum of a symmetric noise
+  matrix of entry s.d. σ̄, so directions the noise could have made are not trusted (on an ill-conditioned noisy
+  fit NOTEARS otherwise takes hundreds of thousands of steps);
+* mapped to the data's units, where its eigenvalues are floored at 1e-3 as the released covariance's are.
 
 Coordinates: the releases are gradients in public-scaled coordinates x̃_j = x_j / B_j (B_j: the public bound of
 column j, so |x̃_j| ≤ 1); the fitted M̃ maps back as M = D M̃ D, D = diag(B).

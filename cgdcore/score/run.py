@@ -241,9 +241,9 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                          "Lagrangian, one noisy gradient per step")
         else:
             info["params"].pop("lr")
-            notes.append("optimiser: the noisy gradients, taken at two public points, are fitted by least squares to "
-                         "the loss's second moments (shrunk by their standard errors); NOTEARS then runs on that "
-                         "fit as post-processing")
+            notes.append("optimiser: the noisy gradients, taken at public points (W = 0, then a cyclic shift), are "
+                         "fitted by least squares to the loss's second moments (shrunk by their standard errors); "
+                         "NOTEARS then runs on that fit as post-processing")
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
                        w_threshold=w_threshold, monitor_cov=cov, optimiser=optimiser,
                        bounds=public_bounds(data, options.get("standardise")))

@@ -278,8 +278,8 @@ def test_default_eps0_gives_the_same_number_of_iterations_at_every_budget(kind, 
 
 def test_moment_model_recovers_the_second_moments_from_exact_gradients():
     """The least-squares gradient −M(I − W) is affine in W: exact (unclipped, noise-free) gradients at the design
-    points W = 0 and the cyclic shift determine M, the diagonal included (to 1e-7 of its largest entry), in the data's units
-    through the public bounds; a single release at W = 0 leaves only the diagonal to the public prior."""
+    points W = 0 and the cyclic shift determine M, the diagonal included (to 1e-7 of its largest entry), in the data's
+    units through the public bounds; a single release at W = 0 leaves only the diagonal to the public prior."""
     from cgdcore.score.moment_model import PRIOR_DIAGONAL, MomentModel, shift_point
 
     rng = np.random.default_rng(4)
@@ -333,3 +333,23 @@ def test_gradient_releases_with_a_huge_budget_reach_notears(algo, opts):
     assert abs(r.metrics["skeleton_f1"] - ref) <= 0.05, (algo, r.metrics, ref)
     phases = [t["phase"] for t in r.extras["trace"]]
     assert len(phases) == r.privacy["releases"] and set(phases) == {"zero", "shift"}
+
+
+def test_design_points_per_sample_bound_is_exact_on_the_box():
+    """Every row of {−1, 0, 1}^d (d = 2, 3, 4: the corners, edge midpoints and centre of the public box of the scaled
+    data): at W = 0 and at the cyclic shift, no per-sample gradient entry exceeds per_sample_bound (1 and 2), and
+    some row attains it, so clipping there at min(s, bound) changes no value — the sensitivity 2·clip·√(d(d−1))/n
+    of the smaller clip is the one charged."""
+    import itertools
+
+    from cgdcore.score.dp_notears import per_sample_bound
+    from cgdcore.score.moment_model import shift_point
+
+    for d in (2, 3, 4):
+        X = np.array(list(itertools.product((-1.0, 0.0, 1.0), repeat=d)))
+        for Ws, bound in ((np.zeros((d, d)), 1.0), (shift_point(d), 2.0)):
+            assert per_sample_bound(Ws) == bound
+            per = np.abs(X[:, :, None] * (X - X @ Ws)[:, None, :])
+            per[:, np.arange(d), np.arange(d)] = 0.0
+            assert per.max() == bound
+            assert np.array_equal(clipped_gradient(X, Ws, bound), clipped_gradient(X, Ws, 1e9))
