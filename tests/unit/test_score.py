@@ -353,3 +353,25 @@ def test_design_points_per_sample_bound_is_exact_on_the_box():
             per[:, np.arange(d), np.arange(d)] = 0.0
             assert per.max() == bound
             assert np.array_equal(clipped_gradient(X, Ws, bound), clipped_gradient(X, Ws, 1e9))
+
+
+# Measured (cancer, n = 2,000, data seed 0, noise seeds 0–2): mean F1 0.356 / 0.667 / 0.857 / 0.857 at
+# ε = 0.3 / 3 / 30 / 1000 (NOTEARS on the public moments 0.857; NOTEARS itself 0.0; every pair 0.571). With the
+# Adam optimiser before: earthquake 0.48 / 0.31 / 0.37 / 0.47 / 0.45 / 0.52 / 0.34 over ε = 0.3 … 1000.
+def test_gradient_release_f1_rises_with_epsilon_on_a_small_network():
+    """Default DP-NOTEARS with gradient releases on cancer: the mean skeleton F1 over three noise seeds never falls as
+    ε grows, and from ε = 30 on every seed gives the graph of NOTEARS on the moments the releases describe."""
+    from cgdcore.score.notears import notears_linear
+    from cgdcore.score.run import prepare_matrix
+
+    ds = load_dataset("cancer", n=2000, seed=0)
+    means = []
+    for eps in (0.3, 3.0, 30.0, 1000.0):
+        runs = [discover(ds, algo="noleaks", epsilon=eps, seed=s, options={"release": "gradient"}) for s in range(3)]
+        means.append(np.mean([r.metrics["skeleton_f1"] for r in runs]))
+        if eps >= 30:
+            X, _ = prepare_matrix(ds, private=True)
+            target = notears_linear(X.T @ X / len(X)).adjacency
+            assert all(np.array_equal(r.result.skeleton, target | target.T) for r in runs), eps
+    assert all(b >= a - 1e-12 for a, b in zip(means, means[1:])), means
+    assert means[-1] > means[0] + 0.3, means
