@@ -31,6 +31,15 @@ EIGEN_FLOOR = 1e-3
 MIN_RHO = 1.0 / (2.0 * 1000.0 ** 2)
 
 
+def sampler_min_rho(dim: int) -> float:
+    """A ρ below which the discrete Gaussian of a ``dim``-coordinate release cannot be sampled: even on the coarsest
+    lattice (one step per sensitivity) its index sensitivity is K ≥ 1 + 2√dim (:class:`~cgdcore.privacy.mechanisms.
+    GaussianMechanism`), and σ_L² = ⌈K²/(2ρ)⌉ must stay ≤ MAX_SIGMA2; K is taken as 2 + 2√dim (the ceiling)."""
+    from cgdcore.privacy.discrete import MAX_SIGMA2
+
+    return (2.0 + 2.0 * math.sqrt(dim)) ** 2 / (2.0 * MAX_SIGMA2)
+
+
 def prepare_matrix(data, standardise: bool | None = None, private: bool = False) -> tuple[np.ndarray, list[str]]:
     """Centred (and for discrete codes, or when asked, standardised) float matrix, with notes.
 
@@ -214,15 +223,17 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
             weights = np.asarray(sched, dtype=float) ** 2
             rhos = rho_total * weights / weights.sum()
-            # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W: leave it out and
-            # share its ρ among the others (ρ ≥ 1/(2·1000²)), as CURATE's floor does for PC's orders
-            keep = rhos >= MIN_RHO
+            # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W, and one below the
+            # sampler's smallest ρ cannot be made: leave it out and share its ρ among the others, as CURATE's floor
+            # does for PC's orders
+            keep = rhos >= max(MIN_RHO, sampler_min_rho(d * (d - 1)))
             if not keep.any():
                 raise UserError(f"at ε = {eps_total:g} every release of the {kind} schedule would carry noise over "
-                                "1,000 times its sensitivity; raise ε or ε0.")
+                                "1,000 times its sensitivity, or more than the sampler can draw; raise ε or ε0.")
             if not keep.all():
                 notes.append(f"{int((~keep).sum())} of the schedule's {I} releases would carry noise over 1,000 × "
-                             "the gradient's sensitivity and were left out; their budget went to the others")
+                             "the gradient's sensitivity, or more than the sampler can draw, and were left out; their "
+                             "budget went to the others")
                 sched = np.asarray(sched)[keep]
                 rhos = rho_total * weights[keep] / weights[keep].sum()
             rhos = list(rhos)
