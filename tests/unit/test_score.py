@@ -225,8 +225,8 @@ def test_covariance_sensitivity_exhaustive():
 
 
 # Measured (noise seeds 0–2, n = 5,000, data seed 1): synthetic (d = 10) F1 0.62 / 0.61 / 0.59 / 0.56 / 0.66 / 0.89 at
-# ε = 0.3 / 1 / 3 / 10 / 100 / 10⁴ against NOTEARS 0.89; the gradient release, 0.37 … 0.31. Earthquake: NOTEARS's 0.67
-# from ε = 3 on.
+# ε = 0.3 / 1 / 3 / 10 / 100 / 10⁴ against NOTEARS 0.89; the gradient release with the Adam optimiser, 0.37 … 0.31.
+# Earthquake: NOTEARS's 0.67 from ε = 3 on.
 def test_dp_notears_covariance_release_reaches_notears():
     """At a huge ε the one noisy release of the moments gives NOTEARS's own graph (the rest is post-processing);
     at ε = 3 on earthquake already."""
