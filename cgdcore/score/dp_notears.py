@@ -1,24 +1,44 @@
 """DP-NOTEARS: NOTEARS whose only data access is a clipped, Gaussian-noised loss gradient.
 
-One *release* = the gradient of the least-squares loss at the current W, computed as the mean
+One *release* = the gradient of the least-squares loss at a public point W, computed as the mean
 of per-sample gradients G_i = −x_iᵀ(x_i − x_iW), each entry clipped to [−s, s] (per-sample
 clipping, so the stated sensitivity actually holds — seed_curate.md §7 item 18; NOLEAKS clips
 the average, which bounds nothing), diagonal zeroed, plus discrete Gaussian noise on the d(d−1)
 off-diagonal entries (:class:`~cgdcore.privacy.mechanisms.GaussianMechanism`: a lattice, exact integer
 noise, ρ_k-zCDP). Replacing one row moves each entry of the mean by at most 2s/n, so the ℓ2
 sensitivity is Δ2 = 2s·sqrt(d(d−1))/n. The ρ_k of the releases add up to the budget's ρ (zCDP
-composition, the ledger's filter).
+composition, the ledger's filter). Every release is declared to the ledger with its ρ_k.
 
-The acyclicity term and the L1 penalty do not touch the data and are exact. The optimiser is
-Adam on W = W⁺ − W⁻ (W^± ≥ 0, zero diagonal) with a declared, fixed learning rate — no line
-search, so nothing but the declared gradients is released — inside NOTEARS's augmented
-Lagrangian (penalty ← 10·penalty when h has not fallen below ¼ of its previous value, α ← α +
-penalty·h), with the releases spread evenly over a fixed number of outer iterations. Every
-release is declared to the ledger with its ρ_k.
+Optimisers (everything they use is public or post-processing of the releases):
+
+* ``"model"`` (default): the releases are gradients in public-scaled coordinates x̃_j = x_j/B_j (B_j the
+  public bound of column j, so |x̃_j| ≤ 1 and the clip s is in units of B_jB_k; the sensitivity and the
+  accounting are those above). The least-squares gradient is affine in W,
+  ∇ℓ(W) = −M(I − W), so the releases determine the second-moment matrix M; :class:`~cgdcore.score.moment_model.
+  MomentModel` fits it to all releases by weighted least squares (a quasi-Newton model of the loss, as
+  CURATE's Algorithm 2 builds one from noisy gradient differences). Because the loss is exactly quadratic,
+  gradients anywhere carry the same information, so the releases are spent at two public design points
+  where the per-sample entries are provably small: W = 0 (the off-diagonal moments; every entry within ±1)
+  and a cyclic shift (the diagonal ones; within ±2). Each release is clipped at min(s, that bound)
+  (:func:`per_sample_bound`): the clip then changes no value, and the sensitivity 2·clip·sqrt(d(d−1))/n,
+  hence the noise at the release's ρ_k, is that of the smaller clip.
+  The optimiser proper is NOTEARS (the reference augmented Lagrangian with L-BFGS-B,
+  :func:`cgdcore.score.notears.notears_linear`) on the model fitted to every release: post-processing, so it
+  runs to convergence, and with exact gradients (ε → ∞) it ends at NOTEARS's own solution on the loss the
+  releases describe. At small ε the fit is shrunk by its public standard errors
+  (:mod:`cgdcore.score.moment_model`), so a dependence the noise could have made is not turned into an edge.
+* ``"adam"`` (the earlier optimiser, kept for comparison): Adam on W = W⁺ − W⁻ (W^± ≥ 0, zero diagonal) with
+  a declared, fixed learning rate inside NOTEARS's augmented Lagrangian (penalty ← 10·penalty when h has
+  not fallen below ¼ of its previous value, α ← α + penalty·h), the releases spread evenly over a fixed
+  number of outer iterations, gradients in the data's own units. With exact gradients it stops short of
+  NOTEARS (about 20 inner steps per outer round cannot solve the inner problem, and the ×10 penalty
+  then explodes).
 
 The data are centred and scaled with public constants only (the columns' declared ranges, or the
 number of states of a discrete column; :func:`cgdcore.score.run.prepare_matrix`): NOLEAKS used the
 data's own means and standard deviations, through which one row moves every per-sample gradient.
+The gradients therefore describe the second moments about the public centre, not the covariance:
+on discrete data NOTEARS on those moments is the graph a gradient release can reach.
 """
 from __future__ import annotations
 
@@ -33,7 +53,8 @@ from cgdcore.privacy.mechanisms import BudgetExceeded, GaussianMechanism
 from cgdcore.score.blas import single_threaded_blas
 from cgdcore.score.notears import acyclicity, threshold_dag
 
-__all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult"]
+__all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult", "OPTIMISERS", "design_phases",
+           "per_sample_bound"]
 
 
 def gradient_sensitivity(n: int, d: int, clip: float) -> float:
@@ -67,23 +88,135 @@ class DPResult:
     stop_reason: str | None = None
 
 
+class _GradientReleases:
+    """The noisy gradient releases of one run: one mechanism per distinct (ρ_k, clip), each release declared to the
+    ledger before it is made (a release the budget cannot afford stops the run)."""
+
+    def __init__(self, X, rhos, ledger, rng, clip, group):
+        self.X, self.rhos, self.ledger, self.rng, self.clip, self.group = X, rhos, ledger, rng, clip, group
+        self.off = ~np.eye(X.shape[1], dtype=bool)
+        self.mech = None
+        self.sigmas: list[float] = []
+        self.spent = 0.0
+        self.stop_reason: str | None = None
+
+    def release(self, k: int, W: np.ndarray, clip: float | None = None) -> np.ndarray | None:
+        """Release k: the gradient at W, clipped at ``clip`` (default: the run's), plus noise; or None (stop_reason
+        set) if it is not affordable."""
+        n, d = self.X.shape
+        clip = self.clip if clip is None else float(clip)
+        if self.mech is None or self.mech.requested != (self.rhos[k], clip):
+            self.mech = GaussianMechanism(gradient_sensitivity(n, d, clip), self.rhos[k], self.rng, self.ledger,
+                                          bound=clip, dim=d * (d - 1), mechanism="discrete Gaussian",
+                                          group=self.group)
+            self.mech.requested = (self.rhos[k], clip)
+        if not self.mech.affordable():
+            self.stop_reason = (f"the next gradient release (ρ={self.rhos[k]:.3g}) would exceed the budget "
+                                f"ε={self.ledger.budget:g}; the releases so far were kept")
+            return None
+        G = clipped_gradient(self.X, W, clip)
+        try:
+            _, _, G[self.off] = self.mech.release(G[self.off], what=f"loss gradient {k}")
+        except BudgetExceeded:  # pragma: no cover - affordable() was asked first
+            self.stop_reason = "the budget is used up; the releases so far were kept"
+            return None
+        self.sigmas.append(self.mech.scale)
+        self.spent += self.mech.cost
+        return G
+
+    def row(self, k: int) -> dict:
+        return {"release": k, "rho_release": self.mech.cost, "sigma": self.mech.scale,
+                "epsilon_spent": zcdp_epsilon(self.spent, self.ledger.delta)}
+
+
+#: The optimisers of :func:`dp_notears` (module docstring).
+OPTIMISERS = ("model", "adam")
+
+
 @single_threaded_blas()
 def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator, clip: float = 2.0,
                lambda1: float = 0.1, lr: float = 0.02, outer: int = 10, w_threshold: float = 0.3,
-               group: str = "gradient", monitor_cov: np.ndarray | None = None) -> DPResult:
+               group: str = "gradient", monitor_cov: np.ndarray | None = None, optimiser: str = "model",
+               bounds=None) -> DPResult:
     """Run the private optimiser with one release per entry of ``rhos`` (ρ_k-zCDP each; module docstring).
 
-    Releases are recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the run
-    stops early and keeps its current W. BLAS runs on one thread meanwhile (cgdcore.score.blas): its
-    calls here are on n×d and d×d matrices.
+    ``optimiser``: "model" (default; ``bounds``: the public column bounds B_j, default 1) or "adam" (``lr``,
+    ``outer``). Releases are recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the
+    run stops early and keeps what it has. BLAS runs on one thread meanwhile (cgdcore.score.blas): its calls
+    here are on n×d and d×d matrices.
     """
     X = np.asarray(X, dtype=float)
-    n, d = X.shape
     rhos = [float(r) for r in rhos]
+    if optimiser == "adam":
+        return _adam(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
+                     w_threshold=w_threshold, group=group, monitor_cov=monitor_cov)
+    if optimiser != "model":
+        raise ValueError(f"unknown optimiser {optimiser!r}; choose one of {', '.join(OPTIMISERS)}")
+    return _model(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, w_threshold=w_threshold,
+                  group=group, monitor_cov=monitor_cov, bounds=bounds)
+
+
+def per_sample_bound(W_scaled: np.ndarray) -> float:
+    """Bound on every per-sample entry |x̃_ij (x̃_ik − Σ_l x̃_il W̃_lk)| when every |x̃| ≤ 1:
+    1 + max_k Σ_l |W̃_lk| (public). Clipping at any s at least this changes no per-sample entry."""
+    return 1.0 + float(np.abs(W_scaled).sum(axis=0).max())
+
+
+def design_phases(I: int) -> list[range]:
+    """The releases 0..I−1 split between the two design points (W = 0, the cyclic shift): as equal as possible,
+    the first one first."""
+    half = (I + 1) // 2
+    return [range(0, half), range(half, I)]
+
+
+def _model(X, rhos, *, ledger, rng, clip, lambda1, w_threshold, group, monitor_cov, bounds) -> DPResult:
+    """The model-based optimiser (module docstring)."""
+    from cgdcore.score.moment_model import MomentModel, shift_point
+    from cgdcore.score.notears import loss_and_grad_cov
+
+    n, d = X.shape
+    B = np.ones(d) if bounds is None else np.asarray(bounds, dtype=float)
+    Xs = X / B  # public scaling: |x̃_j| ≤ 1
+    rel = _GradientReleases(Xs, rhos, ledger, rng, clip, group)
+    model = MomentModel(d)
+    trace: list[dict] = []
+    stopped = False
+    for name, Ws, ks in zip(("zero", "shift"), (np.zeros((d, d)), shift_point(d)), design_phases(len(rhos))):
+        W = Ws * B[None, :] / B[:, None]  # the point in the data's units: W = D⁻¹ W̃ D
+        h = acyclicity(W)[0]
+        s = min(clip, per_sample_bound(Ws))  # a smaller clip that cannot bind: the same values, less noise
+        for k in ks:
+            checkpoint()
+            G = rel.release(k, Ws, s)
+            if G is None:
+                stopped = True
+                break
+            model.add(Ws, G, rel.mech.scale)
+            row = {**rel.row(k), "h": h, "phase": name, "clip": s, "l1": float(np.abs(W).sum())}
+            if monitor_cov is not None:
+                row["loss"] = loss_and_grad_cov(W, monitor_cov)[0]
+            trace.append(row)
+        if stopped:
+            break
+    W = _notears_on(model.second_moment(B), lambda1, w_threshold) if model.releases else np.zeros((d, d))
+    return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=rel.sigmas,
+                    stopped_early=stopped, stop_reason=rel.stop_reason)
+
+
+def _notears_on(M, lambda1, w_threshold) -> np.ndarray:
+    """NOTEARS's W on a fitted second-moment matrix. On a noisy fit L-BFGS-B's line search can try points where
+    e^{W∘W} overflows; it rejects them (the objective is then inf), so the overflow is not reported."""
+    from cgdcore.score.notears import notears_linear
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        return notears_linear(M, lambda1=lambda1, w_threshold=w_threshold).W
+
+
+def _adam(X, rhos, *, ledger, rng, clip, lambda1, lr, outer, w_threshold, group, monitor_cov) -> DPResult:
+    """Adam inside the augmented Lagrangian (module docstring)."""
+    n, d = X.shape
     I = len(rhos)
-    sens = gradient_sensitivity(n, d, clip)
-    sigmas: list[float] = []
-    off = ~np.eye(d, dtype=bool)
+    rel = _GradientReleases(X, rhos, ledger, rng, clip, group)
     wp = np.zeros((d, d))
     wm = np.zeros((d, d))
     m1 = np.zeros((2, d, d))
@@ -92,27 +225,14 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
     penalty, alpha, h_prev = 1.0, 0.0, math.inf
     per_outer = max(1, math.ceil(I / max(1, outer)))
     trace: list[dict] = []
-    spent = 0.0
-    stopped, reason = False, None
-    mech = None
+    stopped = False
     for k in range(I):
         checkpoint()
         W = wp - wm
-        if mech is None or mech.requested != rhos[k]:
-            mech = GaussianMechanism(sens, rhos[k], rng, ledger, bound=clip, dim=d * (d - 1),
-                                     mechanism="discrete Gaussian", group=group)
-            mech.requested = rhos[k]
-        if not mech.affordable():
-            stopped, reason = True, (f"the next gradient release (ρ={rhos[k]:.3g}) would exceed the budget "
-                                     f"ε={ledger.budget:g}; the current W was kept")
+        G = rel.release(k, W)
+        if G is None:
+            stopped = True
             break
-        G = clipped_gradient(X, W, clip)
-        try:
-            _, _, G[off] = mech.release(G[off], what=f"loss gradient {k}")
-        except BudgetExceeded:  # pragma: no cover - affordable() was asked first
-            stopped, reason = True, "the budget is used up; the current W was kept"
-            break
-        sigmas.append(mech.scale)
         h, Gh = acyclicity(W)
         Gs = G + (penalty * h + alpha) * Gh
         grads = (Gs + lambda1, -Gs + lambda1)
@@ -124,11 +244,9 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
             w -= step
             np.maximum(w, 0.0, out=w)
             np.fill_diagonal(w, 0.0)
-        spent += mech.cost
         W = wp - wm
         h_new = acyclicity(W)[0]
-        row = {"release": k, "h": h_new, "penalty": penalty, "rho_release": mech.cost, "sigma": mech.scale,
-               "epsilon_spent": zcdp_epsilon(spent, ledger.delta), "l1": float(np.abs(W).sum())}
+        row = {**rel.row(k), "h": h_new, "penalty": penalty, "l1": float(np.abs(W).sum())}
         if monitor_cov is not None:
             from cgdcore.score.notears import loss_and_grad_cov
 
@@ -140,5 +258,5 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
             alpha += penalty * h_new
             h_prev = h_new
     W = wp - wm
-    return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=sigmas,
-                    stopped_early=stopped, stop_reason=reason)
+    return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=rel.sigmas,
+                    stopped_early=stopped, stop_reason=rel.stop_reason)

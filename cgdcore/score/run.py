@@ -5,7 +5,8 @@ discrete-Gaussian release of the second-moment matrix, then NOTEARS on it — :f
 or ``release="gradient"`` (as in NOLEAKS: I equal noisy gradient releases whose zCDP composition is
 the budget); and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's iteration count and the
 schedule's shape ε_k, scaled so that the releases' zCDP composition — the accounting the run reports —
-is the budget: ρ_k = ρ_B·ε_k²/Σε_j²).
+is the budget: ρ_k = ρ_B·ε_k²/Σε_j²). Both gradient-release algorithms use the model-based optimiser of
+:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser.
 """
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ RELEASES = ("covariance", "gradient")
 EIGEN_FLOOR = 1e-3
 #: Smallest ρ per gradient release worth making: noise σ = Δ/√(2ρ) at most 1,000 × the sensitivity.
 MIN_RHO = 1.0 / (2.0 * 1000.0 ** 2)
+
+
+def sampler_min_rho(dim: int) -> float:
+    """A ρ below which the discrete Gaussian of a ``dim``-coordinate release cannot be sampled: even on the coarsest
+    lattice (one step per sensitivity) its index sensitivity is K ≥ 1 + 2√dim (:class:`~cgdcore.privacy.mechanisms.
+    GaussianMechanism`), and σ_L² = ⌈K²/(2ρ)⌉ must stay ≤ MAX_SIGMA2; K is taken as 2 + 2√dim (the ceiling)."""
+    from cgdcore.privacy.discrete import MAX_SIGMA2
+
+    return (2.0 + 2.0 * math.sqrt(dim)) ** 2 / (2.0 * MAX_SIGMA2)
 
 
 def prepare_matrix(data, standardise: bool | None = None, private: bool = False) -> tuple[np.ndarray, list[str]]:
@@ -213,15 +223,17 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
             weights = np.asarray(sched, dtype=float) ** 2
             rhos = rho_total * weights / weights.sum()
-            # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W: leave it out and
-            # share its ρ among the others (ρ ≥ 1/(2·1000²)), as CURATE's floor does for PC's orders
-            keep = rhos >= MIN_RHO
+            # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W, and one below the
+            # sampler's smallest ρ cannot be made: leave it out and share its ρ among the others, as CURATE's floor
+            # does for PC's orders
+            keep = rhos >= max(MIN_RHO, sampler_min_rho(d * (d - 1)))
             if not keep.any():
                 raise UserError(f"at ε = {eps_total:g} every release of the {kind} schedule would carry noise over "
-                                "1,000 times its sensitivity; raise ε or ε0.")
+                                "1,000 times its sensitivity, or more than the sampler can draw; raise ε or ε0.")
             if not keep.all():
                 notes.append(f"{int((~keep).sum())} of the schedule's {I} releases would carry noise over 1,000 × "
-                             "the gradient's sensitivity and were left out; their budget went to the others")
+                             "the gradient's sensitivity, or more than the sampler can draw, and were left out; their "
+                             "budget went to the others")
                 sched = np.asarray(sched)[keep]
                 rhos = rho_total * weights[keep] / weights[keep].sum()
             rhos = list(rhos)
@@ -231,11 +243,26 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed,
                                **({"release": "gradient"} if algo == "noleaks" else {})})
         info["sensitivity"] = sens
+        # lr or outer given: the Adam optimiser they belong to; otherwise the model-based one (dp_notears module)
+        optimiser = "adam" if ("lr" in options or "outer" in options) else "model"
+        info["params"]["optimiser"] = optimiser
+        if optimiser == "adam":
+            info["params"].update({"lr": lr, "outer": outer})
+            notes.append(f"optimiser: Adam (learning rate {lr:g}, {outer} outer rounds) inside the augmented "
+                         "Lagrangian, one noisy gradient per step")
+        else:
+            info["params"].pop("lr")
+            notes.append("optimiser: the noisy gradients, taken at public points (W = 0, then a cyclic shift), are "
+                         "fitted by least squares to the loss's second moments (shrunk by their standard errors); "
+                         "NOTEARS then runs on that fit as post-processing")
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
-                       w_threshold=w_threshold, monitor_cov=cov)
+                       w_threshold=w_threshold, monitor_cov=cov, optimiser=optimiser,
+                       bounds=public_bounds(data, options.get("standardise")))
         W, A, trace = r.W, r.adjacency, r.trace
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
+        if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
+            info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
 
 
