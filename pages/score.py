@@ -34,9 +34,13 @@ the data only through its means and second moments. By default it releases those
 public box of its columns' ranges, so one person moves each moment by a bounded amount — with Gaussian noise
 calibrated to that sensitivity, and then runs NOTEARS on the noisy covariance: the optimiser is
 post-processing, so it can run to convergence and a large ε gives NOTEARS's own graph. **As in NOLEAKS**
-(release = gradient) it instead releases a gradient at every step, each row's gradient clipped entry-wise to
-[−s, s] (one person moves the average by at most 2s/n per entry), with a fixed, declared step (Adam) instead
-of a line search, so nothing else is released. **CURATE** (score-based) gives later iterations a different budget
+(release = gradient) it instead releases clipped, noisy gradients, each row's gradient clipped entry-wise to
+[−s, s] (one person moves the average by at most 2s/n per entry). The least-squares gradient is linear in the
+second moments, so the releases are spent at two public points (W = 0 and a cyclic shift) and NOTEARS runs on the
+moments fitted to all of them — post-processing, which reaches NOTEARS's graph on the moments as ε grows. NOLEAKS
+instead follows its optimiser's path with a noisy gradient per step; that path (Adam with a fixed step inside the
+augmented Lagrangian) is what the CLI runs when given `lr` or `outer`, and with exact gradients it stops short of
+NOTEARS. **CURATE** (score-based) gives later iterations a different budget
 ε_k: additive, exponential or multiplicative schedules, with the number of iterations from its Lemma 2; we add
 a geometric schedule that really increases, because the paper's multiplicative one *decreases* when ε0 < 1.
 
@@ -101,7 +105,8 @@ with checked_url_settings(), st.sidebar:
             release = option_input("release", widget_key="srel", label="Release",
                                    help="covariance: the means and second moments once, with Gaussian noise; NOTEARS "
                                         "then runs on them as post-processing, so a large ε gives NOTEARS's own graph. "
-                                        "gradient (as in NOLEAKS): a clipped, noisy gradient at every optimiser step.")
+                                        "gradient (as in NOLEAKS): clipped, noisy gradients at two public points, then NOTEARS on "
+                                        "the moments they describe.")
             options["release"] = release
         if release == "gradient":
             options["clip"] = option_input("clip", widget_key="sclip", label="Per-sample clip s", lo=0.01, hi=1e4,

@@ -53,8 +53,8 @@ PARAMS: dict[str, Param] = {p.key: p for p in (
     _P("eps0", "float", None, "curate-score initial budget ε0 (default: the public rule for 200 iterations)",
        flag="--eps0", low=0.0, low_open=True),
     _P("clip", "float", 2.0, "gradient release: per-sample gradient clip", flag="--clip", low=0.0, low_open=True),
-    _P("lr", "float", 0.02, "gradient release: learning rate", low=0.0, low_open=True),
-    _P("outer", "int", 10, "gradient release: outer (augmented-Lagrangian) rounds", low=1, high=1000),
+    _P("lr", "float", 0.02, "gradient release: Adam's learning rate (giving lr or outer runs the Adam path instead of the moment fit)", low=0.0, low_open=True),
+    _P("outer", "int", 10, "gradient release: Adam's outer (augmented-Lagrangian) rounds (selects the Adam path)", low=1, high=1000),
     _P("standardise", "bool", None, "standardise the columns before fitting (default: for discrete data)"),
     # encrypted federated PC (cgdcore.fhe)
     _P("owners", "int", 3, "data owners", flag="--owners", low=2, high=10, cite="Yang et al. 2026 §III"),

@@ -331,7 +331,7 @@ def test_gradient_releases_with_a_huge_budget_reach_notears(algo, opts):
     r = discover(ds, algo=algo, epsilon=1e6, seed=0, options=opts)
     assert r.params["optimiser"] == "model" and r.privacy["guarantee"] is True
     assert abs(r.metrics["skeleton_f1"] - ref) <= 0.05, (algo, r.metrics, ref)
-    phases = [t["phase"] for t in r.extras["trace"]]
+    phases = [t["phase"] for t in r.score.trace]
     assert len(phases) == r.privacy["releases"] and set(phases) == {"zero", "shift"}
 
 
