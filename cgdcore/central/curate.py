@@ -198,8 +198,12 @@ class CuratePolicy(PrivatePolicy):
                            "planned": [float(v) for v in plan], "orders": list(range(order, last + 1))})
         self.mechanism = None
         if self.eps_i < self.floor:
-            self._stop(f"CURATE's plan gives order {order} ε={self.eps_i:.3g}, below the floor "
-                       f"{self.floor:.3g} where the noise swamps the test; the remaining edges were kept")
+            if self.ledger.budget is not None and remaining <= 1e-9 * self.ledger.budget:  # a residue, not a plan
+                self._stop(f"the budget was spent before order {order}: nothing is left to test it; the remaining "
+                           "edges were kept")
+            else:
+                self._stop(f"CURATE's plan gives order {order} ε={self.eps_i:.3g}, below the floor "
+                           f"{self.floor:.3g} where the noise swamps the test; the remaining edges were kept")
             return
         self.mechanism = LaplaceMechanism(self.sensitivity, self.eps_i, self.rng, self.ledger, sampler=self.sampler,
                                           bound=self.scale.bound, group=f"order {order}")
