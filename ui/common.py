@@ -119,6 +119,7 @@ def heavy_slot():
             s["waiting"] -= 1
         s["running"] += 1
     _held.depth = 1
+    _yield_cpu()
     try:
         yield
     finally:
@@ -126,6 +127,24 @@ def heavy_slot():
         with s["cond"]:
             s["running"] -= 1
             s["cond"].notify()
+
+
+#: Niceness of a thread while it computes a heavy run (CGD_HEAVY_NICE, 0 = off): the kernel then gives the
+#: server's other threads (page scripts, the web server) the cores first, so a page that only draws stays quick.
+HEAVY_NICE = int(os.environ.get("CGD_HEAVY_NICE", "10") or 0)
+
+
+def _yield_cpu() -> None:
+    """Lower this thread's CPU priority (Linux: a thread is a task with its own niceness). Streamlit runs each
+    script run in a thread of its own that ends with the run, so nothing needs restoring; where a thread's
+    priority cannot be changed, nothing happens."""
+    if HEAVY_NICE <= 0 or not hasattr(os, "setpriority"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), HEAVY_NICE))
+    except OSError:
+        pass
 
 
 def queue_notice() -> None:

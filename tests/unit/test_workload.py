@@ -1,5 +1,6 @@
 """The per-request work estimate and ceiling of the shared app (cgdcore.workload)."""
 import math
+import os
 import shlex
 
 import pytest
@@ -66,6 +67,36 @@ def test_heavy_slots_bound_concurrent_runs_and_nest(monkeypatch):
     assert peak[0] == 2
     s = common._slots()
     assert s["running"] == 0 and s["waiting"] == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="per-thread niceness is a Linux feature")
+def test_a_heavy_run_lowers_only_its_own_threads_priority(monkeypatch):
+    """Inside heavy_slot the computing thread runs at HEAVY_NICE, so page scripts and the web server get the cores
+    first; the thread that called it before (here: the test's main thread) keeps its niceness."""
+    import threading
+
+    from ui import common
+
+    monkeypatch.setattr(common, "HEAVY_NICE", 10)
+    main_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen = {}
+
+    def job():
+        tid = threading.get_native_id()
+        seen["before"] = os.getpriority(os.PRIO_PROCESS, tid)
+        with common.heavy_slot():
+            seen["inside"] = os.getpriority(os.PRIO_PROCESS, tid)
+
+    t = threading.Thread(target=job)
+    t.start()
+    t.join(10)
+    assert seen["before"] == main_nice and seen["inside"] == max(main_nice, 10)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main_nice
+    monkeypatch.setattr(common, "HEAVY_NICE", 0)  # 0: off
+    t = threading.Thread(target=job)
+    t.start()
+    t.join(10)
+    assert seen["inside"] == main_nice
 
 
 def test_sweep_estimate_sums_its_runs_and_counts_the_shared_statistics():
