@@ -191,7 +191,8 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     rng = np.random.default_rng(seed)
     names = data.variables
     parameter, value = ("epsilon", float(epsilon)) if epsilon is not None else ("p_max", float(p_max))
-    notes = [f"locally privatised with {mechanism} ({parameter} = {value:g}, seed {seed})"]
+    notes = [f"locally privatised with {mechanism} ({parameter} = {value:g}, "
+             + (f"seed {seed})" if seed is not None else "a fresh seed from the operating system: not reproducible)")]
     details: dict = {}
     K = float(np.prod(ar.astype(float)))
     if mechanism == "krr-cwise":
