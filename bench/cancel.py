@@ -68,18 +68,13 @@ def in_process_cpu(args: list[str], armed: bool) -> float:
 def _tree_cpu() -> float:
     """CPU seconds of this process, its live children and its reaped children (a sweep's workers)."""
     import psutil
+    from process_cpu import live_cpu_seconds
 
     me = psutil.Process()
     own = resource.getrusage(resource.RUSAGE_SELF)
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
-    for p in me.children(recursive=True):
-        try:
-            t = p.cpu_times()
-            total += t.user + t.system
-        except psutil.NoSuchProcess:
-            pass
-    return total
+    return (own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+            + live_cpu_seconds(me.children(recursive=True)))
 
 
 def stop_latency(label: str, run, after: float = 4.0) -> None:

@@ -44,6 +44,7 @@ import urllib.request
 from pathlib import Path
 
 import psutil
+from process_cpu import live_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -435,14 +436,7 @@ async def bench(url: str, rss: RssSampler, args) -> int:
 
 def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds (user + system) of a process and its live children so far."""
-    total = 0.0
-    for p in RssSampler._tree(psutil.Process(pid)):
-        try:
-            t = p.cpu_times()
-            total += t.user + t.system
-        except psutil.NoSuchProcess:
-            pass
-    return total
+    return live_cpu_seconds(RssSampler._tree(psutil.Process(pid)))
 
 
 async def until_idle(pid: int, limit: float, window: float = 1.0, busy: float = 0.1) -> float:
