@@ -166,24 +166,17 @@ def greedy_flip_steps(tables, threshold, positive, max_steps):  # pragma: no cov
 
 
 @njit(cache=True, nogil=True)
-def subset_reach(x, members, order, pptr, pidx, cptr, cidx):  # pragma: no cover - compiled
-    """All size-``order`` subsets S of ``members`` in lexicographic order, and for each the
-    nodes d-connected to x given S: returns (combos (m, order), reach (m, d) uint8)."""
+def subsets(members, order):  # pragma: no cover - compiled
+    """All size-``order`` subsets of ``members`` in lexicographic order, as an (m, order) array."""
     k = members.shape[0]
-    d = pptr.shape[0] - 1
-    # number of combinations
     m = 1
     for i in range(order):
         m = m * (k - i) // (i + 1)
     combos = np.empty((m, order), np.int64)
-    reach = np.empty((m, d), np.uint8)
     idx = np.arange(order)
     for r in range(m):
-        S = np.empty(order, np.int64)
         for i in range(order):
-            S[i] = members[idx[i]]
-        combos[r] = S
-        reach[r] = reachable_kernel(x, S, pptr, pidx, cptr, cidx)
+            combos[r, i] = members[idx[i]]
         # next combination (lexicographic)
         i = order - 1
         while i >= 0 and idx[i] == k - order + i:
@@ -193,14 +186,19 @@ def subset_reach(x, members, order, pptr, pidx, cptr, cidx):  # pragma: no cover
         idx[i] += 1
         for j in range(i + 1, order):
             idx[j] = idx[j - 1] + 1
-    return combos, reach
+    return combos
 
 
 @njit(cache=True, nogil=True)
-def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - compiled
+def first_separating(x, combos, reach, have, y, seen, has_seen, adjacent, pptr, pidx, cptr,
+                     cidx):  # pragma: no cover - compiled
     """Index of the first subset (in order) that excludes y, was not already asked from y's
     side (S ⊆ ``seen``, a node mask, when ``has_seen``) and d-separates x and y; -1 if none.
-    Also returns how many subsets were asked."""
+    Also returns how many subsets were asked.
+
+    ``reach[r]`` (the nodes d-connected to x given ``combos[r]``) is computed the first time a y
+    needs it and marked in ``have``, so later neighbours of the same x reuse it. When x and y are
+    adjacent in the DAG (``adjacent``) no subset separates them and nothing is computed."""
     asked = 0
     for r in range(combos.shape[0]):
         skip = False
@@ -217,6 +215,11 @@ def first_separating(combos, reach, y, seen, has_seen):  # pragma: no cover - co
         if inside and has_seen:
             continue
         asked += 1
+        if adjacent:
+            continue
+        if have[r] == 0:
+            reach[r] = reachable_kernel(x, combos[r], pptr, pidx, cptr, cidx)
+            have[r] = 1
         if reach[r, y] == 0:
             return r, asked
     return -1, asked

@@ -138,8 +138,10 @@ class OraclePolicy(Policy):
     """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0).
 
     Besides ``decide`` it offers ``first_separating`` for the engine's batched path (stable
-    skeleton without a trace): for a fixed x and order, the reachable sets of every candidate
-    S are computed once in compiled code and reused for every neighbour y.
+    skeleton without a trace): for a fixed x and order, the reachable set of each candidate S is
+    computed in compiled code the first time a neighbour y needs it and reused for the others. A y
+    adjacent to x in the DAG is d-connected to x given every S (the edge is an active trail), so
+    for it only the sets asked are counted.
     """
 
     _INDEPENDENT = Decision(True, 1.0, 1.0)
@@ -147,6 +149,7 @@ class OraclePolicy(Policy):
 
     def __init__(self, dag: np.ndarray):
         self.dsep = DSeparation(dag)
+        self._adjacent = self.dsep.dag | self.dsep.dag.T
         self._batch_key = None
         self._batch = None
 
@@ -156,21 +159,23 @@ class OraclePolicy(Policy):
     def first_separating(self, x, adj_x, y, order, seen):
         """(S, n_asked): the first S ⊆ adj_x \\ {y} of size ``order`` (lexicographic) not inside
         ``seen`` that separates x and y, or None — exactly what the engine's loop would find."""
-        from .kernels import first_separating, subset_reach
+        from .kernels import first_separating, subsets
 
         key = (x, order, tuple(adj_x))
+        ds = self.dsep
         if key != self._batch_key:
-            ds = self.dsep
-            self._batch = subset_reach(x, np.asarray(adj_x, dtype=np.int64), order, ds._pptr, ds._pidx,
-                                       ds._cptr, ds._cidx)
+            combos = subsets(np.asarray(adj_x, dtype=np.int64), order)
+            d = len(ds._pptr) - 1
+            self._batch = combos, np.empty((len(combos), d), np.uint8), np.zeros(len(combos), np.uint8)
             self._batch_key = key
-            self._mask = np.zeros(len(ds._pptr) - 1, dtype=np.uint8)
-        combos, reach = self._batch
+            self._mask = np.zeros(d, dtype=np.uint8)
+        combos, reach, have = self._batch
         mask = self._mask
         mask[:] = 0
         if seen is not None:
             mask[list(seen)] = 1
-        r, asked = first_separating(combos, reach, y, mask, seen is not None)
+        r, asked = first_separating(x, combos, reach, have, y, mask, seen is not None, bool(self._adjacent[x, y]),
+                                    ds._pptr, ds._pidx, ds._cptr, ds._cidx)
         return (None if r < 0 else tuple(int(v) for v in combos[r])), int(asked)
 
 
