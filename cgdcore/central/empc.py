@@ -33,7 +33,7 @@ __all__ = ["flip_distance", "count_utilities", "EMPCPolicy"]
 
 
 def _kernel():
-    from cgdcore.kernels import greedy_flip_steps
+    from cgdcore.central.kernels import greedy_flip_steps
 
     return greedy_flip_steps
 

@@ -58,9 +58,9 @@ def report_tables(rng: np.random.Generator, n: int, q: np.ndarray, B: int) -> np
     given ΣN ≈ n), with the normal approximation N(λ, λ) for cells with λ = n q_c ≥ 100
     (skewness 1/√λ ≤ 0.1): several times faster than exact multinomial draws at this accuracy.
     The other cells are drawn exactly, by inversion of each cell's Poisson CDF (compiled,
-    :func:`cgdcore.kernels.poisson_columns`).
+    :func:`cgdcore.local.kernels.poisson_columns`).
     """
-    from cgdcore.kernels import poisson_columns
+    from cgdcore.local.kernels import poisson_columns
 
     lam = n * q
     big = lam >= 100.0
@@ -254,7 +254,7 @@ class DebiasedTest:
         st = self.stats
         if st.method != "invert":
             return self._statistic(st.estimate(Q.reshape((len(Q),) + shape), cols))
-        from cgdcore.kernels import debias_boot_stats
+        from cgdcore.local.kernels import debias_boot_stats
 
         kind, ch = st.release.marginal_channel(cols)
         kmax = max(shape)

@@ -90,7 +90,7 @@ def split_budget(eps: float, arities, mode: str = "proportional") -> np.ndarray:
 
 def krr_cwise(data, arities, eps: float, rng: np.random.Generator, split: str = "proportional"):
     """k-RR on every column with ε_i from :func:`split_budget` (sequential composition: ε-LDP per record)."""
-    from cgdcore.kernels import krr_cells
+    from cgdcore.local.kernels import krr_cells
 
     data, ar = _check_codes(data, arities)
     eps_i = split_budget(eps, ar, split)
@@ -216,7 +216,7 @@ def geo_cwise(data, arities, rng: np.random.Generator, *, p_max: float | None = 
     :func:`cwise_pmax_split`; each column then uses its own fixed-p_max ε_x. ``eps``: fixed ε
     split in proportion to the domain sizes.
     """
-    from cgdcore.kernels import geometric_cells
+    from cgdcore.local.kernels import geometric_cells
 
     data, ar = _check_codes(data, arities)
     eps_x = geo_cwise_epsilons(ar, p_max=p_max, eps=eps)
@@ -297,7 +297,7 @@ def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = N
     independently with the tuple's common ε_x. In p_max mode ε_x is found by bisection once per
     distinct multiset of border distances (see :func:`_edge_classes`), not per tuple.
     """
-    from cgdcore.kernels import class_counts, geometric_rows
+    from cgdcore.local.kernels import class_counts, geometric_rows
 
     data, ar = _check_codes(data, arities)
     _check_one_of(p_max, eps)

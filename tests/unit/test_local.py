@@ -330,7 +330,7 @@ def test_compiled_bootstrap_matches_the_numpy_statistic():
 
 
 def test_compiled_simplex_projection_equals_the_sorting_one():
-    from cgdcore.kernels import _project_simplex_inplace
+    from cgdcore.local.kernels import _project_simplex_inplace
     from cgdcore.local.frequency import project_rows
 
     rng = np.random.default_rng(3)
@@ -345,7 +345,7 @@ def test_compiled_simplex_projection_equals_the_sorting_one():
 def test_poisson_inversion_follows_the_poisson_law():
     from scipy import stats
 
-    from cgdcore.kernels import poisson_columns
+    from cgdcore.local.kernels import poisson_columns
 
     rng = np.random.default_rng(4)
     lam, cols, B = np.array([0.0, 0.3, 4.0, 37.5, 99.9]), np.array([0, 2, 3, 5, 6]), 100_000

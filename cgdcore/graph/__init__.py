@@ -93,7 +93,7 @@ class DSeparation:
 
     Koller & Friedman (2009), Algorithm 3.1: y is d-connected to x given Z iff y is
     reachable from x along a trail that is active given Z. The search is compiled
-    (:mod:`cgdcore.kernels`); one search answers every y for a given (x, S).
+    (:mod:`cgdcore.graph.kernels`); one search answers every y for a given (x, S).
     """
 
     def __init__(self, dag: np.ndarray):

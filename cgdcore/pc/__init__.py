@@ -21,9 +21,9 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from . import UserError
-from .cancel import checkpoint
-from .graph import DSeparation, meek_closure, unshielded_triples
+from cgdcore import UserError
+from cgdcore.cancel import checkpoint
+from cgdcore.graph import DSeparation, meek_closure, unshielded_triples
 
 SKELETON_VARIANTS = ("stable", "original")
 ORIENTATION_RULES = ("standard", "priority", "conservative", "majority", "union")
