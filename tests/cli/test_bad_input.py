@@ -406,13 +406,25 @@ def _input_errors(at):
     return [e for e in at.error if "No privacy guarantee" not in e.value]
 
 
+def _stop_before_the_data(*args, **kwargs):
+    import streamlit as st
+
+    st.stop()
+
+
 @pytest.mark.parametrize("case,value,whole_flow", list(_url_params()))
-def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow):
+def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, monkeypatch):
     page, base, key, _, (kind, good), done = case
     at = app()
     at.switch_page(page)
-    # a value that only has to be refused needs no run: Discover's manual mode checks the link and stops there
+    # a value that only has to be refused needs no run (the setting's first bad value runs the whole flow): the link
+    # is checked around the page's controls, before any data are loaded, so Discover's manual mode stops there and
+    # the other pages stop where they would load the data
     manual = {"auto": "false"} if not whole_flow and page == "pages/discover.py" else {}
+    if not whole_flow and page != "pages/discover.py":
+        import ui.common
+
+        monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
     at.query_params.update({**base, key: value, **manual})
     at.run()
     no_exception(at)
