@@ -6,7 +6,11 @@ or ``release="gradient"`` (as in NOLEAKS: I equal noisy gradient releases whose 
 the budget); and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's iteration count and the
 schedule's shape ε_k, scaled so that the releases' zCDP composition — the accounting the run reports —
 is the budget: ρ_k = ρ_B·ε_k²/Σε_j²). Both gradient-release algorithms use the model-based optimiser of
-:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser.
+:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser. The model
+optimiser first releases the column means once with the public share ρ_μ = ρ_B/(1 + √(d − 1))
+(:func:`~cgdcore.score.dp_notears.mean_share`) and gives the gradients the rest, ρ_B − ρ_μ, by the rules above; the
+ledger's worst case lists every release, the means' included, so the total stays a hard cap and the reported
+accounting is the composition of what was released.
 """
 from __future__ import annotations
 
