@@ -286,6 +286,10 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                            "more")
                 notes.append(nothing)
                 info["learned_nothing"] = nothing
+            elif not np.asarray(A, dtype=bool).any():
+                notes.append(f"the graph is empty: {r.kept} of the fit's {d * (d - 1) // 2} dependences were more than 2 "
+                             "standard errors from zero (an independent pair does so by chance about 5 % of the "
+                             "time), but none gave NOTEARS an edge of weight ≥ the threshold")
         if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
             info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
