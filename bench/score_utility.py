@@ -5,10 +5,10 @@ Usage: python bench/score_utility.py [--datasets synthetic:d=10,earthquake,cance
        [--epsilons 0.3,1,3,10,30,100,1000] [--seeds 5]
 Prints mean ± s.e. of the skeleton F1 over noise seeds 0..seeds−1 (data seed 0), and, per algorithm, whether the
 mean is non-decreasing in ε within 2 standard errors (the target of issue 18 item 4) and how many runs said they
-learned nothing (an empty graph because the fit kept no dependence, or the every-pair baseline). References: NOTEARS
-(centred and, for discrete data, standardised with the data's own statistics: the gradient releases' target at
-ε → ∞, since they are re-centred at the released means), and NOTEARS on the moments about the public centre (what the
-gradient releases described before the means were released).
+learned nothing (an empty graph because the fit kept no dependence, or the every-pair baseline). References:
+NOTEARS (centred and, for discrete data, standardised with the data's own statistics: the gradient releases' target
+at ε → ∞, since they are re-centred at the released means), and NOTEARS on the moments about the public centre (what
+the gradient releases described before the means were released).
 """
 import argparse
 import sys

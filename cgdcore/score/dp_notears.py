@@ -82,11 +82,11 @@ def mean_sensitivity(n: int, d: int) -> float:
 def mean_share(d: int) -> float:
     """The public share of the budget's ρ that the model optimiser spends on the means: 1/(1 + √(d − 1)).
 
-    The rule: the re-centred fit's off-diagonal entry M̃_jk − μ̃_jμ̃_k has noise variance about
-    a/ρ_M + b·(μ̃_j² + μ̃_k²)/ρ_μ, with a ∝ Δ_M² ∝ 4d(d − 1)/n² from the gradient releases at W = 0 (clip 1, half of
-    ρ_M there, dimension d(d − 1)) and b ∝ Δ_μ²/2 = 2d/n² from the means; taking the worst case |μ̃| = 1 and
-    minimising over ρ_μ + ρ_M = ρ gives ρ_μ/ρ_M = √(b·2/a) = 1/√(d − 1). It depends on d alone (public): ½ at d = 2,
-    ¼ at d = 10.
+    The rule: the re-centred fit's off-diagonal entry M̃_jk − μ̃_jμ̃_k has noise variance about A/ρ_M + C/ρ_μ. From the
+    gradient releases at W = 0 (clip 1, dimension d(d − 1), half of ρ_M there): Δ_M²/(2·ρ_M/2) with Δ_M = 2√(d(d − 1))/n,
+    so A = 4d(d − 1)/n². From the means: (μ̃_j² + μ̃_k²)·Δ_μ²/(2ρ_μ) with Δ_μ = 2√d/n (:func:`mean_sensitivity`), at
+    most 2·2d/(n²ρ_μ) in the worst case |μ̃| = 1, so C = 4d/n². Minimising A/ρ_M + C/ρ_μ over ρ_M + ρ_μ = ρ gives
+    ρ_μ/ρ_M = √(C/A) = 1/√(d − 1). It depends on d alone (public): ½ at d = 2, ¼ at d = 10.
     """
     return 1.0 / (1.0 + math.sqrt(max(d - 1, 1)))
 
