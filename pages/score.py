@@ -109,8 +109,8 @@ with checked_url_settings(), st.sidebar:
             release = option_input("release", widget_key="srel", label="Release",
                                    help="covariance: the means and second moments once, with Gaussian noise; NOTEARS "
                                         "then runs on them as post-processing, so a large ε gives NOTEARS's own graph. "
-                                        "gradient (as in NOLEAKS): clipped, noisy gradients at two public points and the "
-                                        "column means once, then NOTEARS on the covariance they describe.")
+                                        "gradient (as in NOLEAKS): clipped, noisy gradients at two public points and "
+                                        "the column means once, then NOTEARS on the covariance they describe.")
             options["release"] = release
         if release == "gradient":
             options["clip"] = option_input("clip", widget_key="sclip", label="Per-sample clip s", lo=0.01, hi=1e4,
@@ -186,9 +186,9 @@ if pv:
         guarantee_message(pv, res.dataset.n)
         filter_state(pv)
         accounting_table(pv.accounting, "sledger")
-        st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, so the budget "
-                   "filter composes them exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) "
-                   "is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
+        st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, "
+                   "so the budget filter composes them exactly in zCDP (ρ adds up); basic composition of each "
+                   "release's (ε_k, δ_k) is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
 
 st.subheader("Downloads and the command that reproduces this run")
 import pandas as pd  # noqa: E402

@@ -83,8 +83,8 @@ def mean_share(d: int) -> float:
     """The public share of the budget's ρ that the model optimiser spends on the means: 1/(1 + √(d − 1)).
 
     The rule: the re-centred fit's off-diagonal entry M̃_jk − μ̃_jμ̃_k has noise variance about A/ρ_M + C/ρ_μ. From the
-    gradient releases at W = 0 (clip 1, dimension d(d − 1), half of ρ_M there): Δ_M²/(2·ρ_M/2) with Δ_M = 2√(d(d − 1))/n,
-    so A = 4d(d − 1)/n². From the means: (μ̃_j² + μ̃_k²)·Δ_μ²/(2ρ_μ) with Δ_μ = 2√d/n (:func:`mean_sensitivity`), at
+    gradient releases at W = 0 (clip 1, dimension d(d − 1), half of ρ_M there): Δ_M²/(2·ρ_M/2) with
+    Δ_M = 2√(d(d − 1))/n, so A = 4d(d − 1)/n². From the means: (μ̃_j² + μ̃_k²)·Δ_μ²/(2ρ_μ) with Δ_μ = 2√d/n (:func:`mean_sensitivity`), at
     most 2·2d/(n²ρ_μ) in the worst case |μ̃| = 1, so C = 4d/n². Minimising A/ρ_M + C/ρ_μ over ρ_M + ρ_μ = ρ gives
     ρ_μ/ρ_M = √(C/A) = 1/√(d − 1). It depends on d alone (public): ½ at d = 2, ¼ at d = 10.
     """
@@ -184,8 +184,9 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
 
     ``optimiser``: "model" (default; ``bounds``: the public column bounds B_j, default 1; ``mean_rho``: the ρ of the
     release of the means that re-centres the fit, made first — None releases none and fits the moments about the
-    public centre; ``standardise``: scale the fit to unit diagonal) or "adam" (``lr``, ``outer``). Releases are recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the
-    run stops early and keeps what it has. BLAS runs on one thread meanwhile (cgdcore.score.blas): its calls
+    public centre; ``standardise``: scale the fit to unit diagonal) or "adam" (``lr``, ``outer``). Releases are
+    recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the run stops early and keeps what
+    it has. BLAS runs on one thread meanwhile (cgdcore.score.blas): its calls
     here are on n×d and d×d matrices.
     """
     X = np.asarray(X, dtype=float)

@@ -28,8 +28,8 @@ every row (:func:`shift_point`); a weak ridge towards a public prior settles wha
 Re-centring (:meth:`MomentModel.set_mean`): the data are centred at a public constant c (the middle of each column's
 public range), so the releases describe the second moments about c, M̃ = Σ̃ + μ̃μ̃ᵀ with μ̃ the scaled mean of the
 publicly centred data. Given a separately paid release of μ̃ (noise s.d. σ_μ per entry), the fit is re-centred as
-Σ̃ = M̃ − μ̃μ̃ᵀ before the thresholding (post-processing of paid releases), and each off-diagonal standard error grows to
-√(se² + (μ̃_j² + μ̃_k²)σ_μ²), the first-order (delta-method) variance of μ̃_jμ̃_k. With exact releases Σ̃ is the
+Σ̃ = M̃ − μ̃μ̃ᵀ before the thresholding (post-processing of paid releases), and each off-diagonal standard error grows
+to √(se² + (μ̃_j² + μ̃_k²)σ_μ²), the first-order (delta-method) variance of μ̃_jμ̃_k. With exact releases Σ̃ is the
 covariance, which is what NOTEARS itself fits.
 
 Coordinates: the releases are gradients in public-scaled coordinates x̃_j = x_j / B_j (B_j: the public bound of

@@ -266,8 +266,8 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                          "ρ, the public rule 1/(1 + √(d − 1))); the noisy gradients, taken at public points (W = 0, "
                          "then a cyclic shift), are fitted by least squares to the loss's second moments, re-centred "
                          "at the released means" + (" and scaled to unit variance" if standardise else "") +
-                         " and its dependences within 2 standard errors of zero set to zero; NOTEARS then runs on that fit as "
-                         "post-processing")
+                         " and its dependences within 2 standard errors of zero set to zero; NOTEARS then runs on "
+                         "that fit as post-processing")
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
                        w_threshold=w_threshold, monitor_cov=cov, optimiser=optimiser,
                        bounds=public_bounds(data, options.get("standardise")), mean_rho=mean_rho,
@@ -287,8 +287,8 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                 notes.append(nothing)
                 info["learned_nothing"] = nothing
             elif not np.asarray(A, dtype=bool).any():
-                notes.append(f"the graph is empty: {r.kept} of the fit's {d * (d - 1) // 2} dependences were more than 2 "
-                             "standard errors from zero (an independent pair does so by chance about 5 % of the "
+                notes.append(f"the graph is empty: {r.kept} of the fit's {d * (d - 1) // 2} dependences were more "
+                             "than 2 standard errors from zero (an independent pair does so by chance about 5 % of the "
                              "time), but none gave NOTEARS an edge of weight ≥ the threshold")
         if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
             info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
