@@ -273,7 +273,12 @@ class Discovery:
 
 def learned_nothing(result) -> str | None:
     """A sentence when a private run's graph is the every-pair baseline (no edge removed), so its F1 is not earned:
-    the budget ran out before the first deletion, or the noise hid every independence."""
+    the budget ran out before the first deletion, or the noise hid every independence. A score-based run (its extras
+    hold W) says itself when its fit kept no dependence (:func:`cgdcore.score.run.run_score`): its empty graph is
+    then the baseline."""
+    extras = getattr(result, "extras", None) or {}
+    if "W" in extras:
+        return extras.get("learned_nothing")
     d = result.skeleton.shape[0]
     if int(result.skeleton.sum()) // 2 < d * (d - 1) // 2:
         return None

@@ -36,8 +36,12 @@ calibrated to that sensitivity, and then runs NOTEARS on the noisy covariance: t
 post-processing, so it can run to convergence and a large ε gives NOTEARS's own graph. **As in NOLEAKS**
 (release = gradient) it instead releases clipped, noisy gradients, each row's gradient clipped entry-wise to
 [−s, s] (one person moves the average by at most 2s/n per entry). The least-squares gradient is linear in the
-second moments, so the releases are spent at two public points (W = 0 and a cyclic shift) and NOTEARS runs on the
-moments fitted to all of them — post-processing, which reaches NOTEARS's graph on the moments as ε grows. NOLEAKS
+second moments, so the releases are spent at two public points (W = 0 and a cyclic shift, half the budget each).
+The data are centred at the middle of their public ranges, not at their own means, so the gradients describe the
+moments about that public centre; a share of the budget (1/(1 + √(d − 1)) of ρ, a public rule) buys one noisy
+release of the column means, which re-centres the fitted moments into a covariance. Dependences the noise could
+have made (within 2 standard errors of zero) are set to zero, and NOTEARS runs on the rest — post-processing,
+which reaches NOTEARS's own graph as ε grows; a run whose fit kept no dependence says it learned nothing. NOLEAKS
 instead follows its optimiser's path with a noisy gradient per step; that path (Adam with a fixed step inside the
 augmented Lagrangian) is what the CLI runs when given `lr` or `outer`, and with exact gradients it stops short of
 NOTEARS. **CURATE** (score-based) gives later iterations a different budget
@@ -105,8 +109,8 @@ with checked_url_settings(), st.sidebar:
             release = option_input("release", widget_key="srel", label="Release",
                                    help="covariance: the means and second moments once, with Gaussian noise; NOTEARS "
                                         "then runs on them as post-processing, so a large ε gives NOTEARS's own graph. "
-                                        "gradient (as in NOLEAKS): clipped, noisy gradients at two public points, then NOTEARS on "
-                                        "the moments they describe.")
+                                        "gradient (as in NOLEAKS): clipped, noisy gradients at two public points and "
+                                        "the column means once, then NOTEARS on the covariance they describe.")
             options["release"] = release
         if release == "gradient":
             options["clip"] = option_input("clip", widget_key="sclip", label="Per-sample clip s", lo=0.01, hi=1e4,
@@ -182,9 +186,9 @@ if pv:
         guarantee_message(pv, res.dataset.n)
         filter_state(pv)
         accounting_table(pv.accounting, "sledger")
-        st.caption("Every release (the moments, or each gradient) is a discrete Gaussian mechanism, so the budget "
-                   "filter composes them exactly in zCDP (ρ adds up); basic composition of each release's (ε_k, δ_k) "
-                   "is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
+        st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, "
+                   "so the budget filter composes them exactly in zCDP (ρ adds up); basic composition of each "
+                   "release's (ε_k, δ_k) is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
 
 st.subheader("Downloads and the command that reproduces this run")
 import pandas as pd  # noqa: E402

@@ -43,7 +43,8 @@ PARAMS: dict[str, Param] = {p.key: p for p in (
     _P("w_threshold", "float", 0.3, "NOTEARS: keep edges with |w| ≥ this, declared before the run",
        flag="--w-threshold", low=0.0),
     _P("release", "choice", "covariance", "DP-NOTEARS: one noisy release of the moments, then NOTEARS (covariance), "
-       "or a noisy gradient per step as in NOLEAKS (gradient)", flag="--release", choices=("covariance", "gradient")),
+       "or, as in NOLEAKS, noisy gradients (gradient: at two public points, with the column means released once to "
+       "re-centre the fit)", flag="--release", choices=("covariance", "gradient")),
     _P("iterations", "int", 200, "gradient release: number of noisy gradient releases", flag="--iterations",
        low=1, high=100_000),
     _P("schedule", "choice", "multiplicative", "curate-score per-iteration budget schedule", flag="--schedule",
@@ -114,10 +115,11 @@ REGISTRY: dict[str, AlgorithmSpec] = {s.name: s for s in (
        "Zheng et al. 2018", alpha=0.05, delta=None, params=("lambda1", "w_threshold", "standardise")),
     _S("noleaks", "DP-NOTEARS", "score", "zcdp",
        "DP-NOTEARS: one discrete-Gaussian release of the data's moments, then NOTEARS on them (or, as in NOLEAKS, "
-       "per-sample clipped noisy gradients); composed in zCDP", "Wang, Pang & Gu 2020 (NOLEAKS)", alpha=0.05,
-       delta=1e-5, params=("lambda1", "w_threshold", "standardise", "release", *_GRADIENT)),
+       "per-sample clipped noisy gradients and the column means); composed in zCDP", "Wang, Pang & Gu 2020 (NOLEAKS)",
+       alpha=0.05, delta=1e-5, params=("lambda1", "w_threshold", "standardise", "release", *_GRADIENT)),
     _S("curate-score", "CURATE-score", "score", "zcdp",
-       "CURATE score-based: DP-NOTEARS with additive / exponential / multiplicative / geometric per-iteration budgets",
+       "CURATE score-based: DP-NOTEARS's gradient releases with additive / exponential / multiplicative / geometric "
+       "per-iteration budgets (and the column means released once)",
        "Bhattacharjee & Tandon 2024 §V", alpha=0.05, delta=1e-5,
        params=("lambda1", "w_threshold", "standardise", "schedule", "ratio", "eps0", *_GRADIENT)),
     _S("fhe-pc", "Encrypted PC", "fhe", "optional",

@@ -19,14 +19,16 @@ Optimisers (everything they use is public or post-processing of the releases):
   CURATE's Algorithm 2 builds one from noisy gradient differences). Because the loss is exactly quadratic,
   gradients anywhere carry the same information, so the releases are spent at two public design points
   where the per-sample entries are provably small: W = 0 (the off-diagonal moments; every entry within ±1)
-  and a cyclic shift (the diagonal ones; within ±2). Each release is clipped at min(s, that bound)
+  and a cyclic shift (the diagonal ones; within ±2), each point getting half of the releases' ρ
+  (:func:`design_phases`). Each release is clipped at min(s, that bound)
   (:func:`per_sample_bound`): the clip then changes no value, and the sensitivity 2·clip·sqrt(d(d−1))/n,
   hence the noise at the release's ρ_k, is that of the smaller clip.
   The optimiser proper is NOTEARS (the reference augmented Lagrangian with L-BFGS-B,
   :func:`cgdcore.score.notears.notears_linear`) on the model fitted to every release: post-processing, so it
   runs to convergence, and with exact gradients (ε → ∞) it ends at NOTEARS's own solution on the loss the
-  releases describe. At small ε the fit is shrunk by its public standard errors
-  (:mod:`cgdcore.score.moment_model`), so a dependence the noise could have made is not turned into an edge.
+  releases describe, re-centred at the released means (below): NOTEARS's own graph. At small ε every fitted
+  dependence within 2 of its public standard errors of zero is set to zero (:mod:`cgdcore.score.moment_model`),
+  so a dependence the noise could have made is not turned into an edge.
 * ``"adam"`` (the earlier optimiser, kept for comparison): Adam on W = W⁺ − W⁻ (W^± ≥ 0, zero diagonal) with
   a declared, fixed learning rate inside NOTEARS's augmented Lagrangian (penalty ← 10·penalty when h has
   not fallen below ¼ of its previous value, α ← α + penalty·h), the releases spread evenly over a fixed
@@ -37,8 +39,12 @@ Optimisers (everything they use is public or post-processing of the releases):
 The data are centred and scaled with public constants only (the columns' declared ranges, or the
 number of states of a discrete column; :func:`cgdcore.score.run.prepare_matrix`): NOLEAKS used the
 data's own means and standard deviations, through which one row moves every per-sample gradient.
-The gradients therefore describe the second moments about the public centre, not the covariance:
-on discrete data NOTEARS on those moments is the graph a gradient release can reach.
+The gradients therefore describe the second moments about the public centre c, not the covariance.
+The model optimiser also pays for one release of the scaled column means μ̃ (:func:`release_means`,
+ℓ2 sensitivity :func:`mean_sensitivity`), with the public share :func:`mean_share` of the budget's ρ, and
+re-centres the fitted model, Σ = M − (μ − c)(μ − c)ᵀ (post-processing of paid releases); for columns that NOTEARS
+standardises (discrete codes) the fitted Σ is then scaled to unit diagonal, as NOTEARS scales the data. So with
+exact releases the optimiser fits NOTEARS's own loss, and a large ε gives NOTEARS's graph on discrete data too.
 """
 from __future__ import annotations
 
@@ -54,12 +60,46 @@ from cgdcore.score.blas import single_threaded_blas
 from cgdcore.score.notears import acyclicity, threshold_dag
 
 __all__ = ["clipped_gradient", "gradient_sensitivity", "dp_notears", "DPResult", "OPTIMISERS", "design_phases",
-           "per_sample_bound"]
+           "per_sample_bound", "mean_sensitivity", "mean_share", "release_means"]
 
 
 def gradient_sensitivity(n: int, d: int, clip: float) -> float:
     """ℓ2 sensitivity of the mean clipped gradient under replace-one: 2s·sqrt(d(d−1))/n."""
     return 2.0 * clip * math.sqrt(d * (d - 1)) / n
+
+
+def mean_sensitivity(n: int, d: int) -> float:
+    """ℓ2 sensitivity of the column means of n rows in the box [−1, 1]^d under replace-one: 2√d/n.
+
+    Proof: replacing row x by x' moves mean j by (x'_j − x_j)/n, and |x'_j − x_j| ≤ 2 because both lie in [−1, 1];
+    so the vector of means moves by at most √(Σ_j (2/n)²) = 2√d/n in ℓ2. The worst case is attained (x = (−1, …, −1),
+    x' = (1, …, 1)), for every n ≥ 1 and whatever the other rows are (no stratum can be empty or tiny: every row
+    counts in every mean). :func:`release_means` clips each row to the box first, so the bound holds for any input.
+    """
+    return 2.0 * math.sqrt(d) / n
+
+
+def mean_share(d: int) -> float:
+    """The public share of the budget's ρ that the model optimiser spends on the means: 1/(1 + √(d − 1)).
+
+    The rule: the re-centred fit's off-diagonal entry M̃_jk − μ̃_jμ̃_k has noise variance about A/ρ_M + C/ρ_μ. From the
+    gradient releases at W = 0 (clip 1, dimension d(d − 1), half of ρ_M there): Δ_M²/(2·ρ_M/2) with
+    Δ_M = 2√(d(d − 1))/n, so A = 4d(d − 1)/n². From the means: (μ̃_j² + μ̃_k²)·Δ_μ²/(2ρ_μ) with Δ_μ = 2√d/n (:func:`mean_sensitivity`), at
+    most 2·2d/(n²ρ_μ) in the worst case |μ̃| = 1, so C = 4d/n². Minimising A/ρ_M + C/ρ_μ over ρ_M + ρ_μ = ρ gives
+    ρ_μ/ρ_M = √(C/A) = 1/√(d − 1). It depends on d alone (public): ½ at d = 2, ¼ at d = 10.
+    """
+    return 1.0 / (1.0 + math.sqrt(max(d - 1, 1)))
+
+
+def release_means(X_scaled: np.ndarray, rho: float, rng, ledger, group: str = "means"):
+    """One ρ-zCDP release of the column means of ``X_scaled`` (rows clipped to [−1, 1]^d) with discrete Gaussian
+    noise (:class:`~cgdcore.privacy.mechanisms.GaussianMechanism`, ℓ2 sensitivity :func:`mean_sensitivity`), declared
+    to ``ledger``. Returns (the noisy means, the mechanism)."""
+    n, d = X_scaled.shape
+    mech = GaussianMechanism(mean_sensitivity(n, d), rho, rng, ledger, bound=1.0, dim=d,
+                             mechanism="discrete Gaussian", group=group)
+    _, _, noisy = mech.release(np.clip(X_scaled, -1.0, 1.0).mean(axis=0), what="the column means")
+    return noisy, mech
 
 
 def clipped_gradient(X: np.ndarray, W: np.ndarray, clip: float, chunk: int = 20_000) -> np.ndarray:
@@ -86,6 +126,8 @@ class DPResult:
     sigmas: list[float] = field(default_factory=list)
     stopped_early: bool = False
     stop_reason: str | None = None
+    mean_sigma: float | None = None  # noise s.d. of the means' release (model optimiser), if one was made
+    kept: int | None = None  # model optimiser: pairs whose fitted dependence passed the 2-s.e. threshold
 
 
 class _GradientReleases:
@@ -137,12 +179,14 @@ OPTIMISERS = ("model", "adam")
 def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator, clip: float = 2.0,
                lambda1: float = 0.1, lr: float = 0.02, outer: int = 10, w_threshold: float = 0.3,
                group: str = "gradient", monitor_cov: np.ndarray | None = None, optimiser: str = "model",
-               bounds=None) -> DPResult:
+               bounds=None, mean_rho: float | None = None, standardise: bool = False) -> DPResult:
     """Run the private optimiser with one release per entry of ``rhos`` (ρ_k-zCDP each; module docstring).
 
-    ``optimiser``: "model" (default; ``bounds``: the public column bounds B_j, default 1) or "adam" (``lr``,
-    ``outer``). Releases are recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the
-    run stops early and keeps what it has. BLAS runs on one thread meanwhile (cgdcore.score.blas): its calls
+    ``optimiser``: "model" (default; ``bounds``: the public column bounds B_j, default 1; ``mean_rho``: the ρ of the
+    release of the means that re-centres the fit, made first — None releases none and fits the moments about the
+    public centre; ``standardise``: scale the fit to unit diagonal) or "adam" (``lr``, ``outer``). Releases are
+    recorded in ``ledger`` (rule "zcdp"); if one would exceed the ledger's budget the run stops early and keeps what
+    it has. BLAS runs on one thread meanwhile (cgdcore.score.blas): its calls
     here are on n×d and d×d matrices.
     """
     X = np.asarray(X, dtype=float)
@@ -153,7 +197,7 @@ def dp_notears(X: np.ndarray, rhos, *, ledger: Ledger, rng: np.random.Generator,
     if optimiser != "model":
         raise ValueError(f"unknown optimiser {optimiser!r}; choose one of {', '.join(OPTIMISERS)}")
     return _model(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, w_threshold=w_threshold,
-                  group=group, monitor_cov=monitor_cov, bounds=bounds)
+                  group=group, monitor_cov=monitor_cov, bounds=bounds, mean_rho=mean_rho, standardise=standardise)
 
 
 def per_sample_bound(W_scaled: np.ndarray) -> float:
@@ -162,14 +206,24 @@ def per_sample_bound(W_scaled: np.ndarray) -> float:
     return 1.0 + float(np.abs(W_scaled).sum(axis=0).max())
 
 
-def design_phases(I: int) -> list[range]:
-    """The releases 0..I−1 split between the two design points (W = 0, the cyclic shift): as equal as possible,
-    the first one first."""
-    half = (I + 1) // 2
-    return [range(0, half), range(half, I)]
+def design_phases(rhos) -> list[range]:
+    """The releases 0..I−1 (ρ_k each, in order) split between the two design points (W = 0, the cyclic shift): the
+    first m releases at W = 0, m chosen so that the two points' ρ are as equal as possible (ties: the larger m), each
+    point getting at least one release when I ≥ 2. With equal ρ_k the counts differ by at most one; with a schedule's
+    unequal ρ_k (curate-score) each point still gets half the budget, so neither the off-diagonal moments nor the
+    diagonal ones are left to a sliver of it. A public rule: the ρ_k are the plan."""
+    r = np.asarray([float(x) for x in rhos])
+    I = len(r)
+    if I <= 1:
+        return [range(0, I), range(I, I)]
+    c = np.cumsum(r)
+    gap = np.abs(c[:-1] - 0.5 * c[-1])  # first phase 0..m−1 for m = 1..I−1
+    m = 1 + int(np.flatnonzero(gap <= gap.min() * (1 + 1e-12) + 1e-300)[-1])
+    return [range(0, m), range(m, I)]
 
 
-def _model(X, rhos, *, ledger, rng, clip, lambda1, w_threshold, group, monitor_cov, bounds) -> DPResult:
+def _model(X, rhos, *, ledger, rng, clip, lambda1, w_threshold, group, monitor_cov, bounds, mean_rho,
+           standardise) -> DPResult:
     """The model-based optimiser (module docstring)."""
     from cgdcore.score.moment_model import MomentModel, shift_point
     from cgdcore.score.notears import loss_and_grad_cov
@@ -181,7 +235,14 @@ def _model(X, rhos, *, ledger, rng, clip, lambda1, w_threshold, group, monitor_c
     model = MomentModel(d)
     trace: list[dict] = []
     stopped = False
-    for name, Ws, ks in zip(("zero", "shift"), (np.zeros((d, d)), shift_point(d)), design_phases(len(rhos))):
+    mean_sigma = None
+    if mean_rho is not None:
+        checkpoint()
+        mu, mmech = release_means(Xs, mean_rho, rng, ledger)
+        model.set_mean(mu, mmech.scale)
+        mean_sigma = mmech.scale
+        rel.spent += mmech.cost  # the trace's "ε spent" counts every release so far
+    for name, Ws, ks in zip(("zero", "shift"), (np.zeros((d, d)), shift_point(d)), design_phases(rhos)):
         W = Ws * B[None, :] / B[:, None]  # the point in the data's units: W = D⁻¹ W̃ D
         h = acyclicity(W)[0]
         s = min(clip, per_sample_bound(Ws))  # a smaller clip that cannot bind: the same values, less noise
@@ -198,9 +259,11 @@ def _model(X, rhos, *, ledger, rng, clip, lambda1, w_threshold, group, monitor_c
             trace.append(row)
         if stopped:
             break
-    W = _notears_on(model.second_moment(B), lambda1, w_threshold) if model.releases else np.zeros((d, d))
+    W = (_notears_on(model.second_moment(B, standardise), lambda1, w_threshold) if model.releases
+         else np.zeros((d, d)))
     return DPResult(W=W, adjacency=threshold_dag(W, w_threshold), trace=trace, sigmas=rel.sigmas,
-                    stopped_early=stopped, stop_reason=rel.stop_reason)
+                    stopped_early=stopped, stop_reason=rel.stop_reason, mean_sigma=mean_sigma,
+                    kept=model.kept if model.releases else 0)
 
 
 def _notears_on(M, lambda1, w_threshold) -> np.ndarray:

@@ -6,7 +6,11 @@ or ``release="gradient"`` (as in NOLEAKS: I equal noisy gradient releases whose 
 the budget); and ``curate-score`` (CURATE's per-iteration schedules: Lemma 2's iteration count and the
 schedule's shape ε_k, scaled so that the releases' zCDP composition — the accounting the run reports —
 is the budget: ρ_k = ρ_B·ε_k²/Σε_j²). Both gradient-release algorithms use the model-based optimiser of
-:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser.
+:mod:`cgdcore.score.dp_notears` unless ``lr`` or ``outer`` is given, which belong to its Adam optimiser. The model
+optimiser first releases the column means once with the public share ρ_μ = ρ_B/(1 + √(d − 1))
+(:func:`~cgdcore.score.dp_notears.mean_share`) and gives the gradients the rest, ρ_B − ρ_μ, by the rules above; the
+ledger's worst case lists every release, the means' included, so the total stays a hard cap and the reported
+accounting is the composition of what was released.
 """
 from __future__ import annotations
 
@@ -147,7 +151,7 @@ def private_covariance(X: np.ndarray, bounds, rho: float, rng, ledger, standardi
 
 def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dict[str, Any]):
     """Returns (pc.Result, ledger or None, info, notes)."""
-    from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity
+    from cgdcore.score.dp_notears import dp_notears, gradient_sensitivity, mean_sensitivity, mean_share
     from cgdcore.score.notears import notears_linear
     from cgdcore.score.schedules import DEFAULT_ITERATIONS, eps0_for, fitted_schedule
 
@@ -185,13 +189,13 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         rng, _ = noise_generator(seed)
         rho_total = zcdp_rho_for(eps_total, delta)
         release = opts.pop("release", PARAMS["release"].default) if algo == "noleaks" else "gradient"
+        standardise = data.is_discrete if options.get("standardise") is None else bool(options["standardise"])
         if release == "covariance":
             for k in ("iterations", "clip", "lr", "outer"):
                 if k in options:
                     raise UserError(f"option {k} applies to the gradient release (release=gradient), not to the "
                                     "covariance release.")
             _reject(opts, algo)
-            standardise = data.is_discrete if options.get("standardise") is None else bool(options["standardise"])
             bounds = public_bounds(data, standardise)
             ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=((rho_total, 1),))
             info["params"].update({"epsilon": eps_total, "delta": delta, "release": "covariance", "noise_seed": seed})
@@ -205,11 +209,16 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             W, A, trace = r.W, r.adjacency, r.trace
             stopped, reason = False, None
             return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
+        # lr or outer given: the Adam optimiser they belong to; otherwise the model-based one (dp_notears module),
+        # which first pays the public share mean_share(d) of ρ for the column means that re-centre its fit
+        optimiser = "adam" if ("lr" in options or "outer" in options) else "model"
+        mean_rho = rho_total * mean_share(d) if optimiser == "model" else None
+        rho_grad = rho_total - (mean_rho or 0.0)
         if algo == "noleaks":
             I = int(opts.pop("iterations", PARAMS["iterations"].default))
             _reject(opts, algo)
-            rhos = [rho_total / I] * I
-            info.update({"iterations": I, "rho_per_release": rho_total / I})
+            rhos = [rho_grad / I] * I
+            info.update({"iterations": I, "rho_per_release": rho_grad / I})
         else:
             kind = opts.pop("schedule", PARAMS["schedule"].default)
             ratio = float(opts.pop("ratio", PARAMS["ratio"].default))
@@ -222,7 +231,7 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             _reject(opts, algo)
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
             weights = np.asarray(sched, dtype=float) ** 2
-            rhos = rho_total * weights / weights.sum()
+            rhos = rho_grad * weights / weights.sum()
             # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W, and one below the
             # sampler's smallest ρ cannot be made: leave it out and share its ρ among the others, as CURATE's floor
             # does for PC's orders
@@ -235,16 +244,15 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                              "the gradient's sensitivity, or more than the sampler can draw, and were left out; their "
                              "budget went to the others")
                 sched = np.asarray(sched)[keep]
-                rhos = rho_total * weights[keep] / weights[keep].sum()
+                rhos = rho_grad * weights[keep] / weights[keep].sum()
             rhos = list(rhos)
             info.update({"iterations": len(rhos), "schedule": kind, "eps0": eps0,
                          "planned": [float(e) for e in sched], "planned_rho": [float(r) for r in rhos]})
-        ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=tuple((r, 1) for r in rhos))
+        plan = tuple((r, 1) for r in rhos) + (((mean_rho, 1),) if mean_rho is not None else ())
+        ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=plan)
         info["params"].update({"epsilon": eps_total, "delta": delta, "clip": clip, "lr": lr, "noise_seed": seed,
                                **({"release": "gradient"} if algo == "noleaks" else {})})
         info["sensitivity"] = sens
-        # lr or outer given: the Adam optimiser they belong to; otherwise the model-based one (dp_notears module)
-        optimiser = "adam" if ("lr" in options or "outer" in options) else "model"
         info["params"]["optimiser"] = optimiser
         if optimiser == "adam":
             info["params"].update({"lr": lr, "outer": outer})
@@ -252,15 +260,36 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                          "Lagrangian, one noisy gradient per step")
         else:
             info["params"].pop("lr")
-            notes.append("optimiser: the noisy gradients, taken at public points (W = 0, then a cyclic shift), are "
-                         "fitted by least squares to the loss's second moments (shrunk by their standard errors); "
-                         "NOTEARS then runs on that fit as post-processing")
+            info["rho_means"] = mean_rho
+            info["mean_sensitivity"] = mean_sensitivity(n, d)
+            notes.append(f"optimiser: the column means are released once (share {mean_share(d):.3g} of the budget's "
+                         "ρ, the public rule 1/(1 + √(d − 1))); the noisy gradients, taken at public points (W = 0, "
+                         "then a cyclic shift), are fitted by least squares to the loss's second moments, re-centred "
+                         "at the released means" + (" and scaled to unit variance" if standardise else "") +
+                         " and its dependences within 2 standard errors of zero set to zero; NOTEARS then runs on "
+                         "that fit as post-processing")
         r = dp_notears(X, rhos, ledger=ledger, rng=rng, clip=clip, lambda1=lambda1, lr=lr, outer=outer,
                        w_threshold=w_threshold, monitor_cov=cov, optimiser=optimiser,
-                       bounds=public_bounds(data, options.get("standardise")))
+                       bounds=public_bounds(data, options.get("standardise")), mean_rho=mean_rho,
+                       standardise=standardise)
         W, A, trace = r.W, r.adjacency, r.trace
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
+        if optimiser == "model":
+            info["dependences_kept"] = r.kept
+            if r.kept == 0:
+                nothing = ("this run learned nothing: " +
+                           ("it stopped before its first gradient release" if not trace else
+                            "every dependence its releases showed was within 2 standard errors of zero (the noise "
+                            "could have made it), so the fit has none") +
+                           " and the graph is empty — not a result of the data; a larger ε or more rows would show "
+                           "more")
+                notes.append(nothing)
+                info["learned_nothing"] = nothing
+            elif not np.asarray(A, dtype=bool).any():
+                notes.append(f"the graph is empty: {r.kept} of the fit's {d * (d - 1) // 2} dependences were more "
+                             "than 2 standard errors from zero (an independent pair does so by chance about 5 % of the "
+                             "time), but none gave NOTEARS an edge of weight ≥ the threshold")
         if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
             info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
@@ -277,7 +306,8 @@ def _finish(data, W, A, trace, stopped, reason, info, t0):
         arr.setflags(write=False)
     return Result(variables=tuple(data.variables), cpdag=A, skeleton=skel, sepsets={}, trace=(),
                   tests_per_order=(), seconds=seconds, params=dict(info["params"]), stopped_early=stopped,
-                  stop_reason=reason, extras={"W": W, "trace": trace})
+                  stop_reason=reason, extras={"W": W, "trace": trace,
+                                              "learned_nothing": info.pop("learned_nothing", None)})
 
 
 def _reject(opts: dict, algo: str) -> None:

@@ -129,9 +129,11 @@ def test_per_sample_clipping_bounds_every_contribution():
 
 
 def test_gradient_noise_is_discrete_gaussian_with_the_planned_rho():
-    """Each release is a discrete Gaussian on a lattice with ρ_k ≤ the plan's ρ_k = ρ_B·ε_k²/Σε_j² (curate-score),
-    and the releases' ρ add up to at most the budget's ρ_B (zCDP composition, Feldman–Zrnic filter)."""
+    """The means' release comes first with the public share ρ_μ = ρ_B/(1 + √(d − 1)); each gradient release is a
+    discrete Gaussian on a lattice with ρ_k ≤ the plan's ρ_k = (ρ_B − ρ_μ)·ε_k²/Σε_j² (curate-score), and the
+    releases' ρ add up to at most the budget's ρ_B (zCDP composition, Feldman–Zrnic filter)."""
     from cgdcore.privacy.ledger import zcdp_rho_for
+    from cgdcore.score.dp_notears import mean_share
 
     ds = load_dataset("synthetic:d=6,degree=2", n=1000, seed=0)
     r = discover(ds, algo="curate-score", epsilon=2.0, delta=1e-5, seed=3,
@@ -139,8 +141,14 @@ def test_gradient_noise_is_discrete_gaussian_with_the_planned_rho():
     led = r.ledger
     planned = r.privacy["planned_rho"]
     eps = np.asarray(r.privacy["planned"])
-    assert np.allclose(planned, zcdp_rho_for(2.0, 1e-5) * eps ** 2 / (eps ** 2).sum())
-    assert all(rel.rho <= p * (1 + 1e-12) and rel.rho >= p * 0.99 for rel, p in zip(led.releases, planned))
+    rho_b, share = zcdp_rho_for(2.0, 1e-5), mean_share(6)
+    assert share == pytest.approx(1 / (1 + math.sqrt(5)))
+    assert r.privacy["rho_means"] == pytest.approx(share * rho_b)
+    assert np.allclose(planned, (1 - share) * rho_b * eps ** 2 / (eps ** 2).sum())
+    means, grads = led.releases[0], led.releases[1:]
+    assert means.group == "means" and len(grads) == len(planned) == r.privacy["releases"] - 1
+    assert share * rho_b * 0.99 <= means.rho <= share * rho_b * (1 + 1e-12)
+    assert all(rel.rho <= p * (1 + 1e-12) and rel.rho >= p * 0.99 for rel, p in zip(grads, planned))
     assert sum(rel.rho for rel in led.releases) <= led.rho_budget * (1 + 1e-9)
     assert r.privacy["guarantee"] is True and r.privacy["rule"] == "zcdp"
 
@@ -177,7 +185,8 @@ def test_private_score_runs_stay_within_budget_and_account_exactly():
     for kw in ({"release": "gradient", "iterations": 50}, {}):
         r = discover(ds, algo="noleaks", epsilon=1.0, delta=1e-5, options=kw)
         assert 0.99 <= r.privacy["used"]["epsilon"] <= 1.0 + 1e-12
-        assert r.privacy["releases"] == kw.get("iterations", 1)
+        # the gradient release also releases the column means once (the re-centring of its fit)
+        assert r.privacy["releases"] == kw.get("iterations", 0) + 1
 
 
 def test_score_algorithms_reject_bad_input():
@@ -298,20 +307,32 @@ def test_moment_model_recovers_the_second_moments_from_exact_gradients():
     S = one.scaled()
     off = ~np.eye(5, dtype=bool)
     assert np.allclose(S[off], Ms[off]) and np.allclose(np.diag(S), PRIOR_DIAGONAL)
-    # noisy releases: eigenvalues floored at 2√d·σ̄, σ̄ = (Σ 1/σ_k²)^(−1/2)
+    # noisy releases: eigenvalues floored at ½√d·σ̄, σ̄ = (Σ 1/σ_k²)^(−1/2)
     noisy = MomentModel(5)
     noisy.add(np.zeros((5, 5)), clipped_gradient(Xs, np.zeros((5, 5)), 1e9), 0.3)
     noisy.add(shift_point(5), clipped_gradient(Xs, shift_point(5), 1e9), 0.4)
-    assert np.linalg.eigvalsh(noisy.scaled()).min() >= 2 * np.sqrt(5) * 0.24 * (1 - 1e-9)
+    assert np.linalg.eigvalsh(noisy.scaled()).min() >= 0.5 * np.sqrt(5) * 0.24 * (1 - 1e-9)
+    # re-centred at exact means: the covariance, in scaled and in the data's units, and standardised: the correlation
+    mu = Xs.mean(axis=0)
+    model.set_mean(mu, 1e-12)
+    C = np.cov(X.T, bias=True)
+    assert np.max(np.abs(model.scaled() - (Ms - np.outer(mu, mu)))) <= 1e-7 * np.abs(Ms).max()
+    assert np.max(np.abs(model.second_moment(B) - C)) <= 1e-7 * np.abs(M).max()
+    assert np.max(np.abs(model.second_moment(B, standardise=True) - np.corrcoef(X.T))) <= 1e-6
 
 
 def test_design_phases_cover_every_release_once():
     from cgdcore.score.dp_notears import design_phases
 
     for I in (1, 2, 3, 7, 200):
-        phases = design_phases(I)
+        phases = design_phases([0.3] * I)
         assert len(phases) == 2 and [k for p in phases for k in p] == list(range(I))
         assert max(map(len, phases)) - min(map(len, phases)) <= 1
+        assert I < 2 or min(map(len, phases)) >= 1
+    # a decreasing schedule: each point gets about half the ρ, not half the releases
+    rhos = np.linspace(2.0, 0.1, 100) ** 2
+    first, second = design_phases(rhos)
+    assert len(first) < 40 and abs(rhos[first].sum() - rhos[second].sum()) <= rhos.max()
 
 
 @functools.lru_cache(maxsize=1)
@@ -332,7 +353,7 @@ def test_gradient_releases_with_a_huge_budget_reach_notears(algo, opts):
     assert r.params["optimiser"] == "model" and r.privacy["guarantee"] is True
     assert abs(r.metrics["skeleton_f1"] - ref) <= 0.05, (algo, r.metrics, ref)
     phases = [t["phase"] for t in r.score.trace]
-    assert len(phases) == r.privacy["releases"] and set(phases) == {"zero", "shift"}
+    assert len(phases) == r.privacy["releases"] - 1 and set(phases) == {"zero", "shift"}  # and the means
 
 
 def test_design_points_per_sample_bound_is_exact_on_the_box():
@@ -355,26 +376,96 @@ def test_design_points_per_sample_bound_is_exact_on_the_box():
             assert np.array_equal(clipped_gradient(X, Ws, bound), clipped_gradient(X, Ws, 1e9))
 
 
-# Measured (cancer, n = 2,000, data seed 0, noise seeds 0–2): mean F1 0.356 / 0.667 / 0.857 / 0.857 at
-# ε = 0.3 / 3 / 30 / 1000 (NOTEARS on the public moments 0.857; NOTEARS itself 0.0; every pair 0.571). With the
-# Adam optimiser before: earthquake 0.48 / 0.31 / 0.37 / 0.47 / 0.45 / 0.52 / 0.34 over ε = 0.3 … 1000.
-def test_gradient_release_f1_rises_with_epsilon_on_a_small_network():
-    """Default DP-NOTEARS with gradient releases on cancer: the mean skeleton F1 over three noise seeds never falls as
-    ε grows, and from ε = 30 on every seed gives the graph of NOTEARS on the moments the releases describe."""
-    from cgdcore.score.notears import notears_linear
-    from cgdcore.score.run import prepare_matrix
+# Measured (earthquake, n = 2,000, data seed 0, noise seeds 0–3, NOTEARS 0.857, every pair 0.545): mean F1
+# gradient release 0.100 / 0.333 / 0.810 / 0.857 / 0.893 / 0.857, curate-score 0.100 / 0.500 / 0.595 / 0.857 / 0.857 /
+# 0.857 at ε = 0.3 / 1 / 3 / 10 / 30 / 1000. Before the means' release the target was NOTEARS on the moments about
+# the public centre: earthquake 0.50, and F1 fell as ε grew on earthquake and cancer.
+MONOTONE_MARGIN = 0.05
 
-    ds = load_dataset("cancer", n=2000, seed=0)
+
+@pytest.mark.parametrize("algo,opts", [("noleaks", {"release": "gradient"}), ("curate-score", {})])
+def test_gradient_release_f1_rises_with_epsilon_on_a_small_network(algo, opts):
+    """Default gradient releases on earthquake: the mean skeleton F1 over four noise seeds never falls by more than
+    MONOTONE_MARGIN as ε grows, is NOTEARS's within the margin from ε = 10 on, and at ε = 1000 every seed gives
+    NOTEARS's own graph (directions included)."""
+    ds = load_dataset("earthquake", n=2000, seed=0)
+    ref = discover(ds, algo="notears")
     means = []
-    for eps in (0.3, 3.0, 30.0, 1000.0):
-        runs = [discover(ds, algo="noleaks", epsilon=eps, seed=s, options={"release": "gradient"}) for s in range(3)]
-        means.append(np.mean([r.metrics["skeleton_f1"] for r in runs]))
-        if eps >= 30:
-            X, _ = prepare_matrix(ds, private=True)
-            target = notears_linear(X.T @ X / len(X)).adjacency
-            assert all(np.array_equal(r.result.skeleton, target | target.T) for r in runs), eps
-    assert all(b >= a - 1e-12 for a, b in zip(means, means[1:])), means
-    assert means[-1] > means[0] + 0.3, means
+    for eps in (0.3, 1.0, 3.0, 10.0, 30.0, 1000.0):
+        runs = [discover(ds, algo=algo, epsilon=eps, seed=s, options=opts) for s in range(4)]
+        means.append(float(np.mean([r.metrics["skeleton_f1"] for r in runs])))
+        if eps >= 10:
+            assert means[-1] >= ref.metrics["skeleton_f1"] - MONOTONE_MARGIN, (eps, means)
+        if eps == 1000.0:
+            assert all(np.array_equal(r.result.cpdag, ref.result.cpdag) for r in runs)
+    assert all(b >= a - MONOTONE_MARGIN for i, a in enumerate(means) for b in means[i + 1:]), means
+    assert means[-1] > means[0] + 0.5, means
+
+
+@pytest.mark.parametrize("name", ["earthquake", "cancer"])
+@pytest.mark.parametrize("algo,opts", [("noleaks", {"release": "gradient"}), ("curate-score", {})])
+def test_gradient_releases_at_a_huge_budget_give_notears_graph_on_discrete_networks(name, algo, opts):
+    """At ε = 10⁶ with defaults the re-centred, standardised fit is NOTEARS's loss, so both gradient-release
+    algorithms give NOTEARS's graph exactly (tolerance: none; cancer's NOTEARS graph at n = 2,000 is empty, and so is
+    theirs — which is NOTEARS's answer, not 'learned nothing', since the fit kept dependences)."""
+    ds = load_dataset(name, n=2000, seed=0)
+    ref = discover(ds, algo="notears")
+    r = discover(ds, algo=algo, epsilon=1e6, seed=0, options=opts)
+    assert np.array_equal(r.result.cpdag, ref.result.cpdag), (name, algo)
+    assert r.privacy["dependences_kept"] > 0 and not r.to_json()["learned_nothing"]
+    if not r.result.skeleton.any():  # cancer: the run says why its graph is empty
+        assert any(n.startswith("the graph is empty") for n in r.notes)
+    assert r.privacy["used"]["epsilon"] <= 1e6 * (1 + 1e-12)
+
+
+def test_mean_sensitivity_exhaustive():
+    """Every dataset of n = 3 rows over the grid {−1, 0, 1}^d of the public box (d = 1, 2, 3) and every one-row
+    replacement by a grid point: the column means move by at most mean_sensitivity(n, d) = 2√d/n in ℓ2, and the
+    search attains it (the worst case of the proof). Rows outside the box are clipped to it first, so a far-away row
+    moves the released means no more."""
+    import itertools
+
+    from cgdcore.score.dp_notears import mean_sensitivity
+
+    for d in (1, 2, 3):
+        n = 3
+        grid = [np.array(p) for p in itertools.product((-1.0, 0.0, 1.0), repeat=d)]
+        worst = 0.0
+        for rest in itertools.combinations_with_replacement(range(len(grid)), n - 1):
+            base = [grid[i] for i in rest]
+            vals = np.array([np.mean(np.clip(np.array(base + [g]), -1, 1), axis=0) for g in grid])
+            diff = np.linalg.norm(vals[:, None, :] - vals[None, :, :], axis=2)
+            worst = max(worst, float(diff.max()))
+        assert worst <= mean_sensitivity(n, d) + 1e-12 and worst >= mean_sensitivity(n, d) - 1e-12, (d, worst)
+
+
+def test_means_release_is_declared_and_clips_rows_to_the_box():
+    """release_means: one ledger entry (group "means", the mechanism's ρ), rows outside the box clipped (a row of
+    10⁶ moves the exact means by at most the sensitivity), and the noise s.d. that of Δ = 2√d/n at ρ."""
+    from cgdcore.privacy.ledger import Ledger
+    from cgdcore.score.dp_notears import mean_sensitivity, release_means
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(50, 4))
+    led = Ledger(budget=10.0, delta=1e-5, rule="zcdp")
+    noisy, mech = release_means(X, 0.5, np.random.default_rng(1), led)
+    assert len(led.releases) == 1 and led.releases[0].group == "means" and led.releases[0].rho == mech.cost
+    assert mech.cost <= 0.5 * (1 + 1e-12) and mech.sensitivity >= mean_sensitivity(50, 4)
+    assert noisy.shape == (4,) and np.all(np.abs(noisy - X.mean(axis=0)) <= 8 * mech.scale + 1e-9)
+    X2 = X.copy()
+    X2[0] = 1e6
+    exact = lambda A: np.clip(A, -1, 1).mean(axis=0)  # noqa: E731 (what release_means releases, before noise)
+    assert np.linalg.norm(exact(X2) - exact(X)) <= mean_sensitivity(50, 4) + 1e-12
+
+
+def test_private_score_run_that_keeps_no_dependence_says_it_learned_nothing():
+    """At ε = 0.05 on earthquake (n = 500) every fitted dependence is within 2 standard errors of zero: the graph is
+    empty and the run says it learned nothing, in its notes and its JSON."""
+    ds = load_dataset("earthquake", n=500, seed=0)
+    r = discover(ds, algo="noleaks", epsilon=0.05, seed=0, options={"release": "gradient"})
+    assert r.privacy["dependences_kept"] == 0 and not r.result.skeleton.any()
+    assert any(n.startswith("this run learned nothing") for n in r.notes)
+    assert r.to_json()["learned_nothing"] is True
 
 
 def test_curate_score_leaves_out_releases_the_sampler_cannot_draw():
