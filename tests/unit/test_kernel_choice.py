@@ -93,3 +93,22 @@ print(json.dumps({{"loaded_before": loaded_before, "loaded_after": "cgdcore.kern
     assert not got["loaded_before"] and got["loaded_after"]
     assert got["numpy_rows"] == 150 * 3000 and got["n"] > 150
     assert got["same_graph"] and got["same_sepsets"] and got["same_tests"] and got["decisions"] and got["close"]
+
+
+def test_kernels_load_without_scipy_linalg_and_blas_still_works():
+    """Loading the kernels skips numba's BLAS probe (no scipy.linalg import); compiled np.dot, compiled later in the
+    same process, still finds BLAS, and the import hook is gone."""
+    got = _fresh("""
+import json, sys
+import numpy as np
+from cgdcore import kernels
+loaded = "scipy.linalg" in sys.modules
+t, K = kernels.table_direct(np.zeros((2, 5), np.uint8), 0, 1, np.zeros(0, np.int64), np.zeros(0, np.int64), 1, 1, 1,
+                            np.empty(0, np.int64), False)
+from numba import njit
+dot = njit(lambda a, b: np.dot(a, b))
+print(json.dumps({"scipy_linalg_at_load": loaded, "count": int(t[0]), "dot": float(dot(np.ones(3), np.arange(3.0))),
+                  "hook_left": any(type(f).__name__ == "_NoScipyLinalg" or f is kernels._NoScipyLinalg
+                                   for f in sys.meta_path)}))
+""")
+    assert got == {"scipy_linalg_at_load": False, "count": 5, "dot": 3.0, "hook_left": False}
