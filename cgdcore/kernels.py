@@ -704,6 +704,82 @@ def table_coded(cols, a, b, scode, n_strata, ka, kb, idx, use_idx):  # pragma: n
 
 
 @njit(cache=True, nogil=True)
+def _count_weighted(counts, ca, cb, c0, c1, c2, c3, k1, k2, k3, ka, kb, ns, w, lane_cells):  # pragma: no cover
+    """As :func:`_count_direct` over every row, adding the row's weight w[r] instead of 1."""
+    m = ca.shape[0]
+    ka = np.uint64(ka)
+    kb = np.uint64(kb)
+    k1 = np.uint64(k1)
+    k2 = np.uint64(k2)
+    k3 = np.uint64(k3)
+    lc = np.uint64(lane_cells)
+    three = np.uint64(3)
+    if ns == 0:
+        for r in range(m):
+            counts[(np.uint64(r) & three) * lc + np.uint64(ca[r]) * kb + np.uint64(cb[r])] += w[r]
+    elif ns == 1:
+        for r in range(m):
+            counts[(np.uint64(r) & three) * lc + (np.uint64(c0[r]) * ka + np.uint64(ca[r])) * kb
+                   + np.uint64(cb[r])] += w[r]
+    elif ns == 2:
+        for r in range(m):
+            s = np.uint64(c0[r]) * k1 + np.uint64(c1[r])
+            counts[(np.uint64(r) & three) * lc + (s * ka + np.uint64(ca[r])) * kb + np.uint64(cb[r])] += w[r]
+    elif ns == 3:
+        for r in range(m):
+            s = (np.uint64(c0[r]) * k1 + np.uint64(c1[r])) * k2 + np.uint64(c2[r])
+            counts[(np.uint64(r) & three) * lc + (s * ka + np.uint64(ca[r])) * kb + np.uint64(cb[r])] += w[r]
+    else:
+        for r in range(m):
+            s = ((np.uint64(c0[r]) * k1 + np.uint64(c1[r])) * k2 + np.uint64(c2[r])) * k3 + np.uint64(c3[r])
+            counts[(np.uint64(r) & three) * lc + (s * ka + np.uint64(ca[r])) * kb + np.uint64(cb[r])] += w[r]
+
+
+@njit(cache=True, nogil=True)
+def table_direct_weighted(cols, a, b, svars, sradix, ka, kb, n_strata, w):  # pragma: no cover - compiled
+    """:func:`table_direct` over rows that stand for w[r] ≥ 1 rows each (the data's distinct rows with their
+    multiplicities): the same table as over the rows they stand for."""
+    kab = ka * kb
+    cells = n_strata * kab
+    lanes = _lanes_for(cells, cols.shape[1])
+    counts = np.zeros(lanes * cells, np.int64)
+    ns = svars.shape[0]
+    ca = cols[a]
+    c0 = cols[svars[0]] if ns > 0 else ca
+    c1 = cols[svars[1]] if ns > 1 else ca
+    c2 = cols[svars[2]] if ns > 2 else ca
+    c3 = cols[svars[3]] if ns > 3 else ca
+    k1 = sradix[1] if ns > 1 else 1
+    k2 = sradix[2] if ns > 2 else 1
+    k3 = sradix[3] if ns > 3 else 1
+    _count_weighted(counts, ca, cols[b], c0, c1, c2, c3, k1, k2, k3, ka, kb, ns, w, cells if lanes > 1 else 0)
+    _fold_lanes(counts, cells, lanes)
+    K = _compact_strata(counts, n_strata, kab) if n_strata > 1 else 1
+    return counts, K
+
+
+@njit(cache=True, nogil=True)
+def table_coded_weighted(cols, a, b, scode, n_strata, ka, kb, w):  # pragma: no cover - compiled
+    """:func:`table_coded` over weighted rows (see :func:`table_direct_weighted`)."""
+    kab = ka * kb
+    cells = n_strata * kab
+    lanes = _lanes_for(cells, cols.shape[1])
+    counts = np.zeros(lanes * cells, np.int64)
+    lc = np.uint64(cells if lanes > 1 else 0)
+    three = np.uint64(3)
+    ca = cols[a]
+    cb = cols[b]
+    uka = np.uint64(ka)
+    ukb = np.uint64(kb)
+    for r in range(ca.shape[0]):
+        counts[(np.uint64(r) & three) * lc + (np.uint64(scode[r]) * uka + np.uint64(ca[r])) * ukb
+               + np.uint64(cb[r])] += w[r]
+    _fold_lanes(counts, cells, lanes)
+    K = _compact_strata(counts, n_strata, kab) if n_strata > 1 else 1
+    return counts, K
+
+
+@njit(cache=True, nogil=True)
 def chisq_stat(t, pearson):  # pragma: no cover - compiled
     """(statistic, dof) of the stratified Pearson χ² (``pearson``) or G test of a (K, k_x, k_y) count table.
 

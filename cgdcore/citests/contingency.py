@@ -195,44 +195,28 @@ def reference_table(stats: "SuffStats", a: int, b: int, s: tuple[int, ...]) -> n
 
 
 #: The numpy path counts over the data's distinct rows, weighted by their multiplicities, when there are at most
-#: this fraction of n of them (Sachs at n = 100,000: 7,388 distinct rows).
+#: this fraction of n of them (Sachs at n = 100,000: 7,388 distinct rows); the compiled path, whose weighted count
+#: costs about what a plain one does per row, when there are at most _DISTINCT_FRACTION_COMPILED·n (Child: 0.60 n,
+#: Alarm: 0.40 n).
 _DISTINCT_FRACTION = 0.25
+_DISTINCT_FRACTION_COMPILED = 0.75
 #: Rows below which the distinct-row pass is not tried (its own cost, a few passes over n, would not pay).
 _DISTINCT_MIN_ROWS = 20_000
 
 
-def _distinct_rows(cols: np.ndarray, arities: Sequence[int]) -> tuple[np.ndarray, np.ndarray] | None:
+def _distinct_rows(cols: np.ndarray, arities: Sequence[int], max_fraction: float
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
     """The distinct rows of the (d, n) code matrix ``cols`` and, for every row, the index of its distinct row:
-    ((d, u) codes, (n,) int32 index), or None when the rows cannot be keyed in int64 or more than
-    ``_DISTINCT_FRACTION``·n are distinct.
+    ((d, u) codes, (n,) index), or None when more than ``max_fraction``·n rows are distinct.
 
-    Each row is keyed by its mixed-radix number Σ_j x_j·Π_{i>j} k_i (a dense presence count when there are few
-    possible keys, else a sort); a table counted over the distinct rows with their multiplicities as weights has the
-    same cells as one counted over all rows (causal-learn's one-bincount table, anchors_cd §3.1, with duplicate
-    rows merged first)."""
+    The rows are numbered as the strata of the conditioning set of every column (:func:`_stratum_code`: mixed-radix
+    codes, compressed to the observed ones); a table counted over the distinct rows with their multiplicities as
+    weights has the same cells as one counted over all rows (causal-learn's one-bincount table, anchors_cd §3.1,
+    with duplicate rows merged first)."""
     d, n = cols.shape
-    possible = 1
-    for k in arities:
-        possible *= int(k)
-    if possible >= _RAW_CODE_LIMIT:
+    row_of, u = _compress(*_stratum_code(cols, arities, tuple(range(d))))  # (a raw code may skip values)
+    if u > max_fraction * n:
         return None
-    key = cols[0].astype(np.int64)
-    for j in range(1, d):
-        key *= arities[j]
-        key += cols[j]
-    limit = int(_DISTINCT_FRACTION * n)
-    if possible <= 4 * n:
-        present = np.bincount(key, minlength=possible) > 0
-        u = int(np.count_nonzero(present))
-        if u > limit:
-            return None
-        row_of = (np.cumsum(present, dtype=np.int32) - 1)[key]
-    else:
-        uniq, row_of = np.unique(key, return_inverse=True)
-        u = int(uniq.size)
-        if u > limit:
-            return None
-        row_of = row_of.reshape(-1).astype(np.int32)
     first = np.empty(u, dtype=np.intp)
     first[row_of] = np.arange(n, dtype=np.intp)  # any row of each distinct row will do
     return _readonly(np.ascontiguousarray(cols[:, first])), _readonly(row_of)
@@ -402,7 +386,7 @@ class SuffStats:
 
     def nbytes(self) -> int:
         """Bytes this object holds: its copies of the data, its caches and its shared CI tests' results."""
-        extra = [*(getattr(self, "_distinct_rows", None) or ()), *(getattr(self, "_weights", None) or ())]
+        extra = [*(getattr(self, "_distinct_rows", None) or ()), *(getattr(self, "_weights", None) or ())]  # distinct rows
         arrays = {id(a): a.nbytes for a in (self._cols, self._values, getattr(self, "_rows", None), self._corr,
                                             self._idx, *extra) if a is not None}
         tests = sum(t.nbytes for t in list(self.shared_tests.values()))
@@ -516,12 +500,14 @@ class SuffStats:
         With |s| ≤ 4 and few possible S-tuples (≤ ``_DIRECT_CELLS`` cells, or ≤ the number of rows) each row's cell
         code is formed from the columns of a, b and s and counted in the same sweep
         (:func:`cgdcore.kernels.table_direct`); otherwise the cached, compressed stratum code of s is read
-        instead (:func:`cgdcore.kernels.table_coded`). A sub-sample view counts over its index array. Empty
-        strata are dropped as in :func:`reference_table`, which gives the same array.
+        instead (:func:`cgdcore.kernels.table_coded`). A sub-sample view counts over its index array. When at most
+        ``_DISTINCT_FRACTION_COMPILED``·n rows are distinct, the data's own tables are counted over the distinct rows
+        with their multiplicities (the ``_weighted`` kernels); the numpy path does so below ``_DISTINCT_FRACTION``·n.
+        Empty strata are dropped as in :func:`reference_table`, which gives the same array.
         """
         global _kernels, _numpy_rows
         if not (USE_KERNEL if USE_KERNEL is not None else compiled_pays(self.n, self.d)):
-            distinct = self._distinct()
+            distinct = self._distinct(_DISTINCT_FRACTION)
             if distinct is None:
                 _numpy_rows += self.n
                 return reference_table(self, a, b, s)
@@ -543,55 +529,67 @@ class SuffStats:
         for v in s:
             possible *= ar[v]
         cells = possible * kab
+        distinct = None if use_idx else self._distinct(_DISTINCT_FRACTION_COMPILED)
         if not s or (len(s) <= _kernels.TABLE_DIRECT_MAX_S and cells <= max(_DIRECT_CELLS, self.n)):
             svars = np.asarray(s, dtype=np.int64)
             sradix = np.asarray([ar[v] for v in s], dtype=np.int64)
-            counts, K = table_direct(root._cols, a, b, svars, sradix, ka, kb, possible, idx, use_idx)
-        else:
+            if distinct is None:
+                counts, K = table_direct(root._cols, a, b, svars, sradix, ka, kb, possible, idx, use_idx)
+            else:
+                counts, K = _kernels.table_direct_weighted(distinct[0], a, b, svars, sradix, ka, kb, possible,
+                                                           distinct[1])
+        elif distinct is None:
             scode, nst = root.strata(s)
             counts, K = table_coded(root._cols, a, b, scode, nst, ka, kb, idx, use_idx)
+        else:
+            scode, nst = self._distinct_strata(s)
+            counts, K = _kernels.table_coded_weighted(distinct[0], a, b, scode, nst, ka, kb, distinct[1])
         t = counts[: K * kab].reshape(K, ka, kb)
         return _readonly(t if counts.size == K * kab else t.copy())
 
-    def _distinct(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The root's distinct rows and this object's weights on them, (codes (d, u), float64 (u,) multiplicities),
-        or None when the numpy path counts every row (few repeats, or n < ``_DISTINCT_MIN_ROWS``); built once."""
-        w = getattr(self, "_weights", None)
-        if w is not None:
-            return w or None
+    def _distinct(self, max_fraction: float = _DISTINCT_FRACTION) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The root's distinct rows and this object's multiplicities on them, ((d, u) codes, int64 (u,), the same
+        as float64), when there are at most ``max_fraction``·n distinct rows (and n ≥ ``_DISTINCT_MIN_ROWS``),
+        else None; built once."""
         root = self if self._parent is None else self._parent
         dr = getattr(root, "_distinct_rows", None)
         if dr is None:
             dr = False
             if root.n >= _DISTINCT_MIN_ROWS:
-                dr = _distinct_rows(root._cols, root.arities) or False
+                dr = _distinct_rows(root._cols, root.arities,
+                                    max(_DISTINCT_FRACTION, _DISTINCT_FRACTION_COMPILED)) or False
             root._distinct_rows = dr
-        if dr is False:
-            self._weights = False
+        if dr is False or dr[0].shape[1] > max_fraction * root.n:
             return None
-        ucols, row_of = dr
-        rows = row_of if self._idx is None else row_of[self._idx]
-        w = (ucols, _readonly(np.bincount(rows, minlength=ucols.shape[1]).astype(np.float64)))
-        self._weights = w
+        w = getattr(self, "_weights", None)
+        if w is None:
+            ucols, row_of = dr
+            rows = row_of if self._idx is None else row_of[self._idx]
+            counts = _readonly(np.bincount(rows, minlength=ucols.shape[1]))
+            w = self._weights = (ucols, counts, _readonly(counts.astype(np.float64)))
         return w
+
+    def _distinct_strata(self, s: tuple[int, ...]) -> tuple[np.ndarray, int]:
+        """The stratum code of s over the root's distinct rows (:func:`_stratum_code`), cached on the root."""
+        root = self if self._parent is None else self._parent
+        key = ("distinct", s)
+        hit = root._strata.get(key)
+        if hit is None:
+            hit = _stratum_code(root._distinct_rows[0], root.arities, s)
+            hit = root._strata.setdefault(key, hit, hit[0].nbytes)
+        return hit
 
     def _distinct_table(self, a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
         """:func:`reference_table` over the distinct rows: one weighted bincount of stratum·ka·kb + x·kb + y
         (exact, the float64 sums of whole weights staying below 2^53). The stratum code of s over the distinct rows
         is the root's, cached there; strata empty in this object's rows are dropped, as the reference does."""
-        ucols, w = self._distinct()
-        root = self if self._parent is None else self._parent
+        ucols, _, w = self._distinct(1.0)
         ka, kb = self.arities[a], self.arities[b]
         combined = np.multiply(ucols[a], kb, dtype=np.intp)
         combined += ucols[b]
         K = 1
         if s:
-            key = ("distinct", s)
-            hit = root._strata.get(key)
-            if hit is None:
-                hit = _stratum_code(ucols, root.arities, s)
-                hit = root._strata.setdefault(key, hit, hit[0].nbytes)
-            scode, K = hit
+            scode, K = self._distinct_strata(s)
             combined += np.multiply(scode, ka * kb, dtype=np.intp)
         counts = np.bincount(combined, weights=w, minlength=K * ka * kb).astype(np.int64).reshape(K, ka, kb)
         if K > 1:

@@ -195,8 +195,8 @@ def test_distinct_row_tables_equal_reference(monkeypatch, seed, arities, n):
     rng = np.random.default_rng(seed)
     data = _random_data(rng, arities, n, skew=True)
     st = SuffStats(data, arities)
-    ucols, w = st._distinct()
-    assert ucols.shape[1] == len(np.unique(data, axis=0)) and w.sum() == n
+    ucols, w, wf = st._distinct(1.0)
+    assert ucols.shape[1] == len(np.unique(data, axis=0)) and w.sum() == n and (wf == w).all()
     view = st.subsample(rng.integers(0, n, size=n // 3))
     sub2 = view.subsample(np.arange(0, n // 3, 4))
     d = len(arities)
@@ -235,6 +235,40 @@ def test_distinct_rows_same_decisions(monkeypatch, algo, test, kw):
         clear_suffstats_cache()
         try:
             out.append(discover(ds, ci_test=test, algo=algo, **kw).result)
+        finally:
+            contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = None
+    clear_suffstats_cache()
+    _same_run(*out)
+
+
+@pytest.mark.parametrize("seed, arities, n, skew", [
+    (11, (2, 3, 4, 2, 5, 3, 2), 3000, True),
+    (12, (3, 2, 40, 2, 3, 50, 2), 2000, True),      # the coded path for large S-tuple counts
+    (13, (7, 9, 11, 13, 17, 19), 400, False),       # more S-tuples than rows
+])
+def test_compiled_distinct_row_tables_equal_reference(monkeypatch, seed, arities, n, skew):
+    """The compiled weighted kernels over the distinct rows give the reference tables and statistics."""
+    monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 0)
+    monkeypatch.setattr(contingency, "_DISTINCT_FRACTION_COMPILED", 1.0)
+    rng = np.random.default_rng(seed)
+    data = _random_data(rng, arities, n, skew)
+    st = SuffStats(data, arities)
+    assert st._distinct(1.0) is not None
+    _check_all(st, len(arities), max_s=min(5, len(arities) - 2))
+
+
+def test_compiled_distinct_rows_same_decisions(monkeypatch):
+    """PC on Child (n = 30,000) through the compiled weighted kernels makes the numpy reference's decisions."""
+    ds = load_dataset("child", n=30_000, seed=6)
+    monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 0)
+    assert SuffStats(ds.data, ds.arities)._distinct(contingency._DISTINCT_FRACTION_COMPILED) is not None
+    out = []
+    for compiled in (False, True):
+        monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 10**9 if not compiled else 0)
+        contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = compiled
+        clear_suffstats_cache()
+        try:
+            out.append(discover(ds, ci_test="g2").result)
         finally:
             contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = None
     clear_suffstats_cache()
