@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cgdcore.jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,10 @@ per sub-command (:mod:`.datasets`, :mod:`.sample`, :mod:`.discover`, :mod:`.priv
 """
 from __future__ import annotations
 
+import atexit
+import os
 import sys
+import threading
 from importlib import import_module
 
 from .. import UserError
@@ -47,5 +50,19 @@ def main(argv=None) -> int:
 
 
 def run() -> None:
-    """The ``cgdcore`` console script (``pip install -e .``): the same as ``python -m cgdcore``."""
-    sys.exit(main())
+    """The ``cgdcore`` console script (``pip install -e .``): the same as ``python -m cgdcore``.
+
+    When the command has finished and only the main thread is left, the process ends without the interpreter's
+    teardown, which frees every module's objects one by one (≈ 0.1 s CPU after a run that loaded numba, a tenth of
+    a compiled Child run): the output is flushed and the exit functions (``atexit``, ``weakref.finalize``) run first,
+    then ``os._exit`` with the command's exit code."""
+    code = main()
+    if threading.active_count() != 1:
+        sys.exit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # e.g. the reader of a pipe has gone: nothing more can be written
+        pass
+    atexit._run_exitfuncs()
+    os._exit(code)

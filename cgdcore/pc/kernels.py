@@ -3,7 +3,8 @@ node and order, and the first that d-separates a neighbour."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cgdcore.jit import njit
 
 from cgdcore.graph.kernels import reachable_kernel
 

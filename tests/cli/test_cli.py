@@ -41,6 +41,23 @@ def test_process_exit_codes_and_no_traceback():
             assert r.stderr.startswith(("error:", "usage:")), r.stderr
 
 
+def test_process_end_flushes_output_and_runs_exit_functions(tmp_path):
+    """The CLI process ends without the interpreter's teardown only after flushing its output and running the exit
+    functions, with the command's exit code; with another thread still running it exits the ordinary way."""
+    mark = tmp_path / "ran"
+    for extra, code in (("", 0), ("threading.Thread(target=time.sleep, args=(0.5,)).start(); ", 0)):
+        script = (f"import atexit, sys, threading, time; atexit.register(lambda: open({str(mark)!r}, 'a').write('x')); "
+                  f"{extra}sys.argv = ['cgdcore', 'discover', '--dataset', 'asia', '--n', '2000', '--json']; "
+                  "from cgdcore.cli import run; run()")
+        r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=180)
+        assert r.returncode == code, r.stderr
+        assert json.loads(r.stdout)["dataset"] == "asia"  # the whole object, flushed
+    assert mark.read_text() == "xx"
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.argv = ['cgdcore', 'discover', '--dataset', 'nope']; "
+                        "from cgdcore.cli import run; run()"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 2 and r.stderr.startswith("error:")
+
+
 def test_discover_json_contract():
     r = run("discover", "--dataset", "asia", "--n", "20000", "--seed", "1", "--algo", "pc", "--ci-test", "g2",
             "--alpha", "0.01", "--json")

@@ -93,3 +93,50 @@ print(json.dumps({{"loaded_before": loaded_before, "loaded_after": "cgdcore.kern
     assert not got["loaded_before"] and got["loaded_after"]
     assert got["numpy_rows"] == 150 * 3000 and got["n"] > 150
     assert got["same_graph"] and got["same_sepsets"] and got["same_tests"] and got["decisions"] and got["close"]
+
+
+def test_kernels_load_without_scipy_linalg_and_blas_still_works():
+    """Loading the kernels skips numba's BLAS probe (no scipy.linalg import); compiled np.dot, compiled later in the
+    same process, still finds BLAS, and the import hook is gone."""
+    got = _fresh("""
+import json, sys
+import numpy as np
+from cgdcore import kernels
+loaded = "scipy.linalg" in sys.modules
+t, K = kernels.table_direct(np.zeros((2, 5), np.uint8), 0, 1, np.zeros(0, np.int64), np.zeros(0, np.int64), 1, 1, 1,
+                            np.empty(0, np.int64), False)
+from numba import njit
+dot = njit(lambda a, b: np.dot(a, b))
+print(json.dumps({"scipy_linalg_at_load": loaded, "count": int(t[0]), "dot": float(dot(np.ones(3), np.arange(3.0))),
+                  "hook_left": any(type(f).__name__ == "_NoScipyLinalg" for f in sys.meta_path)}))
+""")
+    assert got == {"scipy_linalg_at_load": False, "count": 5, "dot": 3.0, "hook_left": False}
+
+
+def test_only_the_loading_thread_is_refused_scipy_linalg():
+    """While the kernels load in one thread (an app session), another thread importing scipy.linalg gets it."""
+    got = _fresh("""
+import json, sys, threading
+from cgdcore import jit
+
+finder = jit._NoScipyLinalg(threading.get_ident())
+sys.meta_path.insert(0, finder)
+seen = {}
+try:
+    import scipy.linalg
+    seen["loader"] = "imported"
+except ImportError:
+    seen["loader"] = "refused"
+def other():
+    try:
+        import scipy.linalg
+        seen["other"] = scipy.linalg.__name__
+    except ImportError as e:
+        seen["other"] = repr(e)
+t = threading.Thread(target=other)
+t.start()
+t.join()
+sys.meta_path.remove(finder)
+print(json.dumps(seen))
+""")
+    assert got == {"loader": "refused", "other": "scipy.linalg"}

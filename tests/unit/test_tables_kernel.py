@@ -179,3 +179,97 @@ def test_priv_pc_same_decisions_with_subsample_views():
     ds = load_dataset("child", n=20000, seed=3)
     ref, new = _pc_both(ds, "kendall", algo="priv-pc", round_epsilon=1.0, seed=7)
     _same_run(ref, new)
+
+
+# ---------------------------------------------------------------------- the numpy path over distinct rows
+@pytest.mark.parametrize("seed, arities, n", [
+    (7, (2, 3, 2, 3, 2, 2, 3), 3000),               # few distinct rows, dense keys
+    (8, (3, 2, 40, 2, 3, 50, 2), 3000),             # keys beyond 4n: found by a sort
+    (9, (1, 2, 3, 2, 1, 4), 800),                   # arity-1 columns
+])
+def test_distinct_row_tables_equal_reference(monkeypatch, seed, arities, n):
+    """The numpy path's weighted count over distinct rows gives the reference tables, for the data and for
+    sub-sample views (repeats, unsorted, views of views), every query up to order 3."""
+    monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 0)
+    monkeypatch.setattr(contingency, "_DISTINCT_FRACTION", 1.0)
+    rng = np.random.default_rng(seed)
+    data = _random_data(rng, arities, n, skew=True)
+    st = SuffStats(data, arities)
+    ucols, w, wf = st._distinct(1.0)
+    assert ucols.shape[1] == len(np.unique(data, axis=0)) and w.sum() == n and (wf == w).all()
+    view = st.subsample(rng.integers(0, n, size=n // 3))
+    sub2 = view.subsample(np.arange(0, n // 3, 4))
+    d = len(arities)
+    for obj in (st, view, sub2):
+        for x, y in itertools.combinations(range(d), 2):
+            rest = [v for v in range(d) if v not in (x, y)]
+            for r in range(4):
+                for S in itertools.combinations(rest, r):
+                    t = obj._distinct_table(x, y, S)
+                    ref = reference_table(obj, x, y, S)
+                    assert t.dtype == ref.dtype == np.int64 and t.flags.c_contiguous and not t.flags.writeable
+                    np.testing.assert_array_equal(t, ref)
+
+
+def test_distinct_rows_only_when_few():
+    rng = np.random.default_rng(10)
+    many = SuffStats(rng.integers(0, 200, size=(30_000, 3)), (200, 200, 200))  # almost every row distinct
+    assert many._distinct() is None
+    few = SuffStats(rng.integers(0, 2, size=(30_000, 6)), (2,) * 6)
+    assert few._distinct()[0].shape == (6, 64)
+    assert SuffStats(rng.integers(0, 2, size=(100, 6)), (2,) * 6)._distinct() is None  # too few rows to pay
+
+
+@pytest.mark.parametrize("algo, test, kw", [("pc", "g2", {}), ("pc", "kendall", {}),
+                                            ("priv-pc", "kendall", {"round_epsilon": 1.0, "seed": 7}),
+                                            ("svt-pc", "kendall", {"round_epsilon": 1.0, "seed": 7})])
+def test_distinct_rows_same_decisions(monkeypatch, algo, test, kw):
+    """PC and the private runs on Sachs (n = 30,000: 4,000-odd distinct rows) make the reference path's decisions,
+    sepsets, counts and releases for a fixed noise seed."""
+    ds = load_dataset("sachs", n=30_000, seed=5)
+    assert SuffStats(ds.data, ds.arities)._distinct() is not None
+    out = []
+    for threshold in (10**9, 0):  # every row / distinct rows
+        monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", threshold)
+        contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = False
+        clear_suffstats_cache()
+        try:
+            out.append(discover(ds, ci_test=test, algo=algo, **kw).result)
+        finally:
+            contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = None
+    clear_suffstats_cache()
+    _same_run(*out)
+
+
+@pytest.mark.parametrize("seed, arities, n, skew", [
+    (11, (2, 3, 4, 2, 5, 3, 2), 3000, True),
+    (12, (3, 2, 40, 2, 3, 50, 2), 2000, True),      # the coded path for large S-tuple counts
+    (13, (7, 9, 11, 13, 17, 19), 400, False),       # more S-tuples than rows
+])
+def test_compiled_distinct_row_tables_equal_reference(monkeypatch, seed, arities, n, skew):
+    """The compiled weighted kernels over the distinct rows give the reference tables and statistics."""
+    monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 0)
+    monkeypatch.setattr(contingency, "_DISTINCT_FRACTION_COMPILED", 1.0)
+    rng = np.random.default_rng(seed)
+    data = _random_data(rng, arities, n, skew)
+    st = SuffStats(data, arities)
+    assert st._distinct(1.0) is not None
+    _check_all(st, len(arities), max_s=min(5, len(arities) - 2))
+
+
+def test_compiled_distinct_rows_same_decisions(monkeypatch):
+    """PC on Child (n = 30,000) through the compiled weighted kernels makes the numpy reference's decisions."""
+    ds = load_dataset("child", n=30_000, seed=6)
+    monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 0)
+    assert SuffStats(ds.data, ds.arities)._distinct(contingency._DISTINCT_FRACTION_COMPILED) is not None
+    out = []
+    for compiled in (False, True):
+        monkeypatch.setattr(contingency, "_DISTINCT_MIN_ROWS", 10**9 if not compiled else 0)
+        contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = compiled
+        clear_suffstats_cache()
+        try:
+            out.append(discover(ds, ci_test="g2").result)
+        finally:
+            contingency.USE_KERNEL = chisq_mod.USE_KERNEL = kendall_mod.USE_KERNEL = None
+    clear_suffstats_cache()
+    _same_run(*out)
