@@ -112,6 +112,21 @@ def _count_direct(counts, ca, cb, c0, c1, c2, c3, k1, k2, k3, ka, kb, ns, idx, u
 
 
 @njit(cache=True, nogil=True)
+def _strata_columns(cols, ca, svars, sradix):  # pragma: no cover - compiled
+    """The conditioning columns c0..c3 (``ca`` standing in for those S does not have) and the radices k1..k3 of
+    the mixed-radix stratum number (1 where S is shorter)."""
+    ns = svars.shape[0]
+    c0 = cols[svars[0]] if ns > 0 else ca
+    c1 = cols[svars[1]] if ns > 1 else ca
+    c2 = cols[svars[2]] if ns > 2 else ca
+    c3 = cols[svars[3]] if ns > 3 else ca
+    k1 = sradix[1] if ns > 1 else 1
+    k2 = sradix[2] if ns > 2 else 1
+    k3 = sradix[3] if ns > 3 else 1
+    return c0, c1, c2, c3, k1, k2, k3
+
+
+@njit(cache=True, nogil=True)
 def table_direct(cols, a, b, svars, sradix, ka, kb, n_strata, idx, use_idx):  # pragma: no cover - compiled
     """Stratified contingency counts of columns a, b given the columns ``svars`` (at most
     ``TABLE_DIRECT_MAX_S``) in one pass over the rows.
@@ -130,13 +145,7 @@ def table_direct(cols, a, b, svars, sradix, ka, kb, n_strata, idx, use_idx):  # 
     counts = np.zeros(lanes * cells, np.int64)
     ns = svars.shape[0]
     ca = cols[a]
-    c0 = cols[svars[0]] if ns > 0 else ca
-    c1 = cols[svars[1]] if ns > 1 else ca
-    c2 = cols[svars[2]] if ns > 2 else ca
-    c3 = cols[svars[3]] if ns > 3 else ca
-    k1 = sradix[1] if ns > 1 else 1
-    k2 = sradix[2] if ns > 2 else 1
-    k3 = sradix[3] if ns > 3 else 1
+    c0, c1, c2, c3, k1, k2, k3 = _strata_columns(cols, ca, svars, sradix)
     _count_direct(counts, ca, cols[b], c0, c1, c2, c3, k1, k2, k3, ka, kb, ns, idx, use_idx,
                   cells if lanes > 1 else 0)
     _fold_lanes(counts, cells, lanes)
@@ -213,13 +222,7 @@ def table_direct_weighted(cols, a, b, svars, sradix, ka, kb, n_strata, w):  # pr
     counts = np.zeros(lanes * cells, np.int64)
     ns = svars.shape[0]
     ca = cols[a]
-    c0 = cols[svars[0]] if ns > 0 else ca
-    c1 = cols[svars[1]] if ns > 1 else ca
-    c2 = cols[svars[2]] if ns > 2 else ca
-    c3 = cols[svars[3]] if ns > 3 else ca
-    k1 = sradix[1] if ns > 1 else 1
-    k2 = sradix[2] if ns > 2 else 1
-    k3 = sradix[3] if ns > 3 else 1
+    c0, c1, c2, c3, k1, k2, k3 = _strata_columns(cols, ca, svars, sradix)
     _count_weighted(counts, ca, cols[b], c0, c1, c2, c3, k1, k2, k3, ka, kb, ns, w, cells if lanes > 1 else 0)
     _fold_lanes(counts, cells, lanes)
     K = _compact_strata(counts, n_strata, kab) if n_strata > 1 else 1
