@@ -32,7 +32,8 @@ An augmented Lagrangian turns the constraint into a penalty that grows until the
 **DP-NOTEARS** needs the data only through the loss, and the least-squares loss of a linear model depends on
 the data only through its means and second moments. By default it releases those once — every row lies in the
 public box of its columns' ranges, so one person moves each moment by a bounded amount — with Gaussian noise
-calibrated to that sensitivity, and then runs NOTEARS on the noisy covariance: the optimiser is
+calibrated to that sensitivity, sets every dependence within 2 standard errors of zero to zero (the noise could
+have made it), and then runs NOTEARS on the noisy covariance: the optimiser is
 post-processing, so it can run to convergence and a large ε gives NOTEARS's own graph. **As in NOLEAKS**
 (release = gradient) it instead releases clipped, noisy gradients, each row's gradient clipped entry-wise to
 [−s, s] (one person moves the average by at most 2s/n per entry). The least-squares gradient is linear in the

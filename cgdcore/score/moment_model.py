@@ -54,6 +54,16 @@ NOISE_FLOOR = 0.5
 EIGEN_FLOOR = 1e-3
 
 
+def keep_shown(S: np.ndarray, se: np.ndarray) -> tuple[np.ndarray, int]:
+    """The fit with every off-diagonal dependence within ``SHRINK`` of its public standard errors ``se`` of zero set
+    to zero (one the noise could have made is taken as none; the others keep their size), and how many pairs kept
+    one. Post-processing: ``se`` comes from the releases' public noise levels (and released values)."""
+    S = np.array(S, dtype=float)
+    off = ~np.eye(S.shape[0], dtype=bool)
+    S[off] = np.where(np.abs(S[off]) > SHRINK * se[off], S[off], 0.0)
+    return S, int(np.count_nonzero(np.triu(S, 1)))
+
+
 def shift_point(d: int) -> np.ndarray:
     """The public design point W̃ with W̃_{j, j+1 mod d} = 1, zero elsewhere (a cyclic shift). Its gradient entry
     (j, j+1) is M_jj − M_{j,j+1}, so with the releases at W = 0 every diagonal entry is measured as precisely as the
@@ -111,9 +121,7 @@ class MomentModel:
             mu = self.mean
             S = S - np.outer(mu, mu)
             se = np.sqrt(se ** 2 + (mu[:, None] ** 2 + mu[None, :] ** 2) * self.mean_sigma ** 2)
-        off = ~np.eye(d, dtype=bool)
-        S[off] = np.where(np.abs(S[off]) > SHRINK * se[off], S[off], 0.0)
-        self.kept = int(np.count_nonzero(np.triu(S, 1)))  # the dependences that passed (a count; post-processing)
+        S, self.kept = keep_shown(S, se)  # the dependences that passed (a count; post-processing)
         vals, vecs = np.linalg.eigh(S)
         floor = NOISE_FLOOR * np.sqrt(d) / np.sqrt(max(self.weight, 1e-300))
         return 0.5 * ((vecs * np.maximum(vals, floor)) @ vecs.T + ((vecs * np.maximum(vals, floor)) @ vecs.T).T)

@@ -123,12 +123,17 @@ def covariance_sensitivity(bounds, n: int) -> float:
     return math.sqrt(float(4.0 * b2.sum() + (b2 ** 2).sum()) + 4.0 * off) / n
 
 
-def private_covariance(X: np.ndarray, bounds, rho: float, rng, ledger, standardise: bool) -> tuple[np.ndarray, Any]:
+def private_covariance(X: np.ndarray, bounds, rho: float, rng, ledger,
+                       standardise: bool) -> tuple[np.ndarray, Any, int]:
     """Σ̂ from one ρ-zCDP release of the moments (x̄, XᵀX/n) with discrete Gaussian noise
-    (:func:`covariance_sensitivity`); the rest is post-processing: Σ̂ = XᵀX/n − x̄x̄ᵀ, scaled to unit diagonal when
-    ``standardise`` (as NOTEARS standardises), and projected onto the matrices with eigenvalues ≥ ``EIGEN_FLOOR``
-    so the least-squares loss ½tr((I − W)ᵀΣ̂(I − W)) stays bounded below. Returns (Σ̂, the mechanism)."""
+    (:func:`covariance_sensitivity`); the rest is post-processing: Σ̂ = XᵀX/n − x̄x̄ᵀ, every off-diagonal entry
+    within 2 standard errors of zero set to zero as the gradient release's fit is (σ·√(1 + x̄_j² + x̄_k²) by the
+    delta method, σ the public noise s.d.; :func:`cgdcore.score.moment_model.keep_shown`), scaled to unit diagonal
+    when ``standardise`` (as NOTEARS standardises), and projected onto the matrices with eigenvalues ≥
+    ``EIGEN_FLOOR`` so the least-squares loss ½tr((I − W)ᵀΣ̂(I − W)) stays bounded below. Returns (Σ̂, the
+    mechanism, the number of pairs whose dependence was kept)."""
     from cgdcore.privacy.mechanisms import GaussianMechanism
+    from cgdcore.score.moment_model import keep_shown
 
     n, d = X.shape
     iu = np.triu_indices(d)
@@ -141,12 +146,13 @@ def private_covariance(X: np.ndarray, bounds, rho: float, rng, ledger, standardi
     S = np.zeros((d, d))
     S[iu] = noisy[d:]
     S = S + S.T - np.diag(np.diag(S)) - np.outer(mean, mean)
+    S, kept = keep_shown(S, mech.scale * np.sqrt(1.0 + mean[:, None] ** 2 + mean[None, :] ** 2))
     if standardise:
         sd = np.sqrt(np.maximum(np.diag(S), EIGEN_FLOOR))
         S = S / np.outer(sd, sd)
     vals, vecs = np.linalg.eigh(0.5 * (S + S.T))
     S = (vecs * np.maximum(vals, EIGEN_FLOOR)) @ vecs.T
-    return 0.5 * (S + S.T), mech
+    return 0.5 * (S + S.T), mech, kept
 
 
 def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dict[str, Any]):
@@ -199,16 +205,16 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             bounds = public_bounds(data, standardise)
             ledger = Ledger(budget=eps_total, delta=delta, rule="zcdp", worst_case=((rho_total, 1),))
             info["params"].update({"epsilon": eps_total, "delta": delta, "release": "covariance", "noise_seed": seed})
-            cov_hat, mech = private_covariance(X, bounds, rho_total, rng, ledger, standardise)
+            cov_hat, mech, kept = private_covariance(X, bounds, rho_total, rng, ledger, standardise)
             info["sensitivity"] = covariance_sensitivity(bounds, n)
             info.update({"iterations": 1, "rho_per_release": rho_total, "sigmas": [mech.scale]})
             notes.append(f"one release: the means and second moments (x̄, XᵀX/n) with discrete Gaussian noise of s.d. "
-                         f"{mech.scale:.3g} per entry; NOTEARS then runs on the covariance they give, without touching "
-                         "the data")
+                         f"{mech.scale:.3g} per entry; dependences within 2 standard errors of zero are set to zero, "
+                         "and NOTEARS runs on the covariance they give, without touching the data")
             r = notears_linear(cov_hat, lambda1=lambda1, w_threshold=w_threshold)
             W, A, trace = r.W, r.adjacency, r.trace
-            stopped, reason = False, None
-            return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
+            _say_what_was_kept(info, notes, kept, d, A, "its release showed")
+            return _finish(data, W, A, trace, False, None, info, t0), ledger, info, notes
         # lr or outer given: the Adam optimiser they belong to; otherwise the model-based one (dp_notears module),
         # which first pays the public share mean_share(d) of ρ for the column means that re-centre its fit
         optimiser = "adam" if ("lr" in options or "outer" in options) else "model"
@@ -276,23 +282,28 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         stopped, reason = r.stopped_early, r.stop_reason
         info["sigmas"] = r.sigmas
         if optimiser == "model":
-            info["dependences_kept"] = r.kept
-            if r.kept == 0:
-                nothing = ("this run learned nothing: " +
-                           ("it stopped before its first gradient release" if not trace else
-                            "every dependence its releases showed was within 2 standard errors of zero (the noise "
-                            "could have made it), so the fit has none") +
-                           " and the graph is empty — not a result of the data; a larger ε or more rows would show "
-                           "more")
-                notes.append(nothing)
-                info["learned_nothing"] = nothing
-            elif not np.asarray(A, dtype=bool).any():
-                notes.append(f"the graph is empty: {r.kept} of the fit's {d * (d - 1) // 2} dependences were more "
-                             "than 2 standard errors from zero (an independent pair does so by chance about 5 % of the "
-                             "time), but none gave NOTEARS an edge of weight ≥ the threshold")
+            _say_what_was_kept(info, notes, r.kept, d, A, "its releases showed" if trace else None)
         if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
             info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
+
+
+def _say_what_was_kept(info, notes, kept: int, d: int, A, showed: str | None) -> None:
+    """Record how many dependences a private fit kept and, when it kept none (or stopped before releasing,
+    ``showed`` None), say that the run learned nothing; an empty graph from a fit that kept some says so too."""
+    info["dependences_kept"] = kept
+    if kept == 0:
+        nothing = ("this run learned nothing: " +
+                   ("it stopped before its first gradient release" if showed is None else
+                    f"every dependence {showed} was within 2 standard errors of zero (the noise could have made "
+                    "it), so the fit has none") +
+                   " and the graph is empty — not a result of the data; a larger ε or more rows would show more")
+        notes.append(nothing)
+        info["learned_nothing"] = nothing
+    elif not np.asarray(A, dtype=bool).any():
+        notes.append(f"the graph is empty: {kept} of the fit's {d * (d - 1) // 2} dependences were more than 2 "
+                     "standard errors from zero (an independent pair does so by chance about 5 % of the time), but "
+                     "none gave NOTEARS an edge of weight ≥ the threshold")
 
 
 def _finish(data, W, A, trace, stopped, reason, info, t0):

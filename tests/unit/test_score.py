@@ -383,9 +383,10 @@ def test_design_points_per_sample_bound_is_exact_on_the_box():
 MONOTONE_MARGIN = 0.05
 
 
-@pytest.mark.parametrize("algo,opts", [("noleaks", {"release": "gradient"}), ("curate-score", {})])
+@pytest.mark.parametrize("algo,opts", [("noleaks", {"release": "gradient"}), ("curate-score", {}), ("noleaks", {})])
 def test_gradient_release_f1_rises_with_epsilon_on_a_small_network(algo, opts):
-    """Default gradient releases on earthquake: the mean skeleton F1 over four noise seeds never falls by more than
+    """Default gradient releases (and DP-NOTEARS's default covariance release, thresholded alike) on earthquake: the
+    mean skeleton F1 over four noise seeds never falls by more than
     MONOTONE_MARGIN as ε grows, is NOTEARS's within the margin from ε = 10 on, and at ε = 1000 every seed gives
     NOTEARS's own graph (directions included)."""
     ds = load_dataset("earthquake", n=2000, seed=0)
@@ -458,11 +459,12 @@ def test_means_release_is_declared_and_clips_rows_to_the_box():
     assert np.linalg.norm(exact(X2) - exact(X)) <= mean_sensitivity(50, 4) + 1e-12
 
 
-def test_private_score_run_that_keeps_no_dependence_says_it_learned_nothing():
-    """At ε = 0.05 on earthquake (n = 500) every fitted dependence is within 2 standard errors of zero: the graph is
-    empty and the run says it learned nothing, in its notes and its JSON."""
+@pytest.mark.parametrize("release", ["gradient", "covariance"])
+def test_private_score_run_that_keeps_no_dependence_says_it_learned_nothing(release):
+    """At ε = 0.05 on earthquake (n = 500) every fitted (or released) dependence is within 2 standard errors of zero:
+    the graph is empty and the run says it learned nothing, in its notes and its JSON."""
     ds = load_dataset("earthquake", n=500, seed=0)
-    r = discover(ds, algo="noleaks", epsilon=0.05, seed=0, options={"release": "gradient"})
+    r = discover(ds, algo="noleaks", epsilon=0.05, seed=0, options={"release": release})
     assert r.privacy["dependences_kept"] == 0 and not r.result.skeleton.any()
     assert any(n.startswith("this run learned nothing") for n in r.notes)
     assert r.to_json()["learned_nothing"] is True
