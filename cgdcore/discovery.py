@@ -124,7 +124,8 @@ class Privacy(Mapping):
 
     @property
     def epsilon_floor(self) -> float | None:
-        """CURATE's smallest per-test ε worth spending (where the Laplace noise's s.d. reaches 1)."""
+        """CURATE's smallest per-test ε worth spending (where the Laplace noise's s.d. reaches 10 on the z scale, 1
+        on the p scale)."""
         return self.json.get("epsilon_floor")
 
     @property

@@ -117,10 +117,12 @@ with tab_cur:
     if cur.result.stopped_early:
         st.info(f"Stopped: {cur.result.stop_reason}.", icon=":material/info:")
     st.caption("Dotted lines: the per-test ε that OPT planned for every remaining order, re-solved before each "
-               "order from the budget left and the edges left (t_j = e_i·C(d−2, j) tests planned for order j). "
+               "order from the budget left and a bound on each order's tests from the graph left (the paper plans "
+               "t_j = e_i·C(d−2, j)); at order 0, if the complete graph's bound would leave the later orders "
+               "nothing, they are planned at no more tests than order 0's. "
                "Bars: the ε each test of that order actually used. A plan below the floor "
-               f"({cur.privacy.epsilon_floor:.3g}, where the Laplace noise's s.d. reaches 1) stops the run "
-               "instead of running tests that are coin flips.")
+               f"({cur.privacy.epsilon_floor:.3g}, where the Laplace noise's s.d. reaches 10 on the z scale) stops "
+               "the run instead of running tests that are coin flips.")
     per_order_sum = {r["order"]: r["epsilon"] for r in cur.privacy.per_order}
     st.dataframe([{"order": p["order"], "ε used before (the filter's rule)": total - p["remaining"],
                    "ε left": p["remaining"], "edges left": p["edges"], "ε per test": p["planned"][0],

@@ -227,11 +227,14 @@ def budget_per_order():
     c0, l0 = table[0]["CURATE: ε per test"], table[0]["Laplace-PC: ε per test"]
     told = (f"Here CURATE gave each order-0 test ε = {c0:.3g} against Laplace-PC's {l0:.3g} — "
             + ("more, as its objective asks: an early mistake is never undone." if c0 > l0 * 1.02 else
-               "not more: both planned from the same bound on the tests, and at this budget CURATE's objective "
-               "found no gain in front-loading."))
+               "not more: at this budget CURATE's objective found no gain in front-loading, or, when the bound "
+               "from the complete graph would leave order 1 nothing, CURATE planned the later orders at no more "
+               "tests than order 0's and kept budget for them."))
     if first_plan and len(first_plan["planned"]) > 1:
-        told += (f" Its plan before order 0 falls from {first_plan['planned'][0]:.3g} to "
-                 f"{first_plan['planned'][-1]:.3g} per test (εᵢ ≥ εᵢ₊₁, the paper's constraint); but it "
+        p0, p_last = first_plan["planned"][0], first_plan["planned"][-1]
+        told += ((f" Its plan before order 0 falls from {p0:.3g} to {p_last:.3g} per test" if p_last < p0 * 0.99
+                  else f" Its plan before order 0 is {p0:.3g} per test for every order")
+                 + " (εᵢ ≥ εᵢ₊₁, the paper's constraint); but it "
                  "re-plans after every order with what is left, and the later orders usually need far fewer tests "
                  "than the bound it planned for, so the realised ε per test can rise again at late orders (the bars).")
     st.markdown(told)
@@ -244,7 +247,9 @@ def budget_per_order():
                "tests computed from the graph so far; CURATE (Bhattacharjee & Tandon, eq. 3) plans ε per order by "
                "minimising a bound on its error and re-plans after each order with what is left. The paper plans "
                "for e_i·C(d−2, j) tests per order, thousands on Child, which leaves each a coin flip; here both use "
-               "the bound from the current graph (a post-processing of released decisions). CURATE stops once an "
+               "the bound from the current graph (a post-processing of released decisions), CURATE at order 0 "
+               "capped at order 0's own test count when the complete graph's bound would leave later orders "
+               "nothing. CURATE stops once an "
                "order's ε would give noise of s.d. above 10 on the z scale. One seed: rerun on the Trade-off page "
                "for means over many.")
 

@@ -9,7 +9,11 @@ T(1−β1), otherwise a coin.
 The per-order budgets come from OPT, solved by SLSQP after every order from the remaining budget; the
 paper plans t_j = e_i·C(d−2, j) tests for each order j ≥ i (seed_curate.md §1.5–1.6, §7 item 4), which on
 Child asks for ~2,500 order-1 tests and leaves each a coin flip; by default the plan uses the bound
-``tests_at_order`` computed from the current graph (a post-processing of released decisions) instead. Only
+``tests_at_order`` computed from the current graph (a post-processing of released decisions) instead. At
+order 0 that graph is the complete one, fixed before any release, and its bound (every pair survives order 0:
+~47,000 order-1 tests on Alarm) can leave order 1 no floor, so that order 0 would take the whole budget; on the
+z scale OPT is then solved again with every later order bounded by order 0's own test count, which keeps budget for
+order 1 whenever its floor fits under that count (public sizes only; the filter still caps what is spent). Only
 ε_i is used; later entries are a plan re-optimised at the next order.
 
 Resolutions taken (seed_curate.md §7):
@@ -182,17 +186,29 @@ class CuratePolicy(PrivatePolicy):
         return self.ledger.total_with(zip(np.maximum(v, 0.0), t))
 
     def begin_order(self, order, adjacency):
+        """ε_i from OPT (eq. 3) on the remaining budget, later orders bounded by the current graph; at order 0, when
+        that leaves no later order the floor, later orders are planned at no more tests than order 0 (z scale)."""
         super().begin_order(order, adjacency)
         e_i = sum(len(a) for a in adjacency) // 2
         deg = max((len(a) for a in adjacency), default=0)
         last = max(order, min(self.max_order, deg - 1, self.d - 2))
         remaining = self.ledger.remaining()
         frozen = [frozenset(a) for a in adjacency]
+        t_now = tests_at_order(adjacency, order)
         bounds = None if self.rule == "paper" else (lambda j: tests_at_order(frozen, j))
-        plan = plan_budgets(self.ledger.budget, e_i, order, self.d, last,
-                            T=self.threshold if self.scale.kind == "p" else self.scale.z_alpha, beta1=self.beta1,
-                            beta2=self.beta2, sensitivity=self.sensitivity, leak=self._leak, c1=self.c1, c2=self.c2,
-                            t_now=tests_at_order(adjacency, order), floor=self.floor, t_bounds=bounds)
+
+        def opt(t_bounds):
+            return plan_budgets(self.ledger.budget, e_i, order, self.d, last,
+                                T=self.threshold if self.scale.kind == "p" else self.scale.z_alpha, beta1=self.beta1,
+                                beta2=self.beta2, sensitivity=self.sensitivity, leak=self._leak, c1=self.c1,
+                                c2=self.c2, t_now=t_now, floor=self.floor, t_bounds=t_bounds)
+
+        plan = opt(bounds)
+        if (order == 0 and bounds is not None and self.scale.kind == "z" and len(plan) > 1
+                and not np.any(plan[1:] > 0)):  # order 0's fallback (module docstring)
+            again = opt(lambda j: min(tests_at_order(frozen, j), t_now))
+            if again[1] >= self.floor and again[0] >= self.floor:
+                plan = again
         self.eps_i = float(plan[0]) if len(plan) else 0.0
         self.plans.append({"order": order, "remaining": remaining, "edges": e_i,
                            "planned": [float(v) for v in plan], "orders": list(range(order, last + 1))})
