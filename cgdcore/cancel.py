@@ -12,7 +12,6 @@ ask the workers to stop; a worker installs ``cancellable(stop_file.check)``.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -73,6 +72,8 @@ class StopFile:
 
     def __init__(self, path: str | None = None):
         if path is None:
+            import tempfile
+
             fd, path = tempfile.mkstemp(prefix="cgd-stop-")
             os.close(fd)
             os.unlink(path)

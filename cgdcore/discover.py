@@ -88,15 +88,17 @@ def prepare_data(dataset: Dataset, ci_test: str, bins: int | None, private: bool
     """Make the data fit the CI test: discretise numeric columns for discrete tests if asked — into quantile
     bins for a non-private run, into equal-width bins over the declared public ranges for a private one
     (quantile edges computed from the rows would reveal them)."""
-    from .data import tabular
+    from .data.checks import check_discrete_usable
 
     notes: list[str] = []
     if ci_test not in DISCRETE_TESTS:
         return dataset, notes
     too_many = [(v, len(s)) for v, s in zip(dataset.variables, dataset.states) if s is not None and len(s) > 64]
     if too_many:  # discretising does not fix this one, so say it first
-        tabular.check_discrete_usable(dataset)
+        check_discrete_usable(dataset)
     if not dataset.is_discrete:
+        from .data import tabular
+
         numeric = [v for v, s in zip(dataset.variables, dataset.states) if s is None]
         if not bins:
             raise UserError(
@@ -111,7 +113,7 @@ def prepare_data(dataset: Dataset, ci_test: str, bins: int | None, private: bool
         else:
             dataset = tabular.discretise(dataset, bins=int(bins))
             notes.append(f"numeric columns discretised into {int(bins)} quantile bins for the {ci_test} test")
-    tabular.check_discrete_usable(dataset)
+    check_discrete_usable(dataset)
     return dataset, notes
 
 
@@ -166,7 +168,7 @@ def discover(
     every private use of a numeric column (local privatisation, central private binning, DP-NOTEARS's
     centring and clipping) needs one.
     """
-    from .data.tabular import check_category_counts
+    from .data.checks import check_category_counts
 
     if orientation is None:
         orientation = default_orientation(algo, variant, ldp)

@@ -149,8 +149,6 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
                               "composition": composition}
     sampler = check_sampler(options.pop("sampler", DEFAULT_SAMPLER))
 
-    from cgdcore.central.curate import CuratePolicy
-    from cgdcore.central.empc import EMPCPolicy
     from cgdcore.central.policies import GaussPolicy, LaplacePolicy, PrivPCPolicy, SVTPolicy, optimal_subsample_ratio
     from cgdcore.central.scale import DecisionScale
 
@@ -183,6 +181,8 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
         return Ledger(budget=total, delta=delta, rule=composition, worst_case=worst)
 
     if algo == "em-pc":
+        from cgdcore.central.empc import EMPCPolicy
+
         steps = d * ((d - 2 if max_order is None else max_order) + 1)
         ledger = ledger_for(((round_epsilon / 2, 2 * steps),))
         ledger.void_guarantee(EMPC_NOTE)
@@ -277,6 +277,8 @@ def build_private_policy(algo: str, test, data, *, alpha: float, epsilon, round_
                      "threshold_noise_scale": mech.sieve.threshold_scale, "sieve_noise_scale": mech.sieve.query_scale,
                      "examine_noise_scale": mech.examine.noise.scale})
     else:  # curate
+        from cgdcore.central.curate import CuratePolicy
+
         ledger = ledger_for(None)
         beta1 = float(options.pop("beta1", PARAMS["beta1"].default))
         beta2 = float(options.pop("beta2", PARAMS["beta2"].default))

@@ -14,34 +14,34 @@ first χ²/G p-value.
 """
 from __future__ import annotations
 
+from importlib import import_module
 from typing import Callable, Sequence
 
 from cgdcore import UserError
 from cgdcore.citests.budget import RESULT_ENTRY_BYTES, shares
 from cgdcore.citests.chisq import chi2_test, chisq_from_table, g2_test
 from cgdcore.citests.contingency import SuffStats, clear_suffstats_cache, fingerprint, suffstats_for
-from cgdcore.citests.fisherz import fisherz_test, partial_correlation
-from cgdcore.citests.kendall import (
-    concordance_minus_discordance,
-    kendall_public_z_from_table,
-    kendall_test,
-    kendall_z_from_table,
-    normal_p_value,
-)
 from cgdcore.citests.result import CIResult
-from cgdcore.citests.sensitivity import (
-    CURATE_VARIANTS,
-    KENDALL_C1,
-    KENDALL_PUBLIC_C,
-    curate_constant,
-    curate_p_sensitivity,
-    g2_sensitivity,
-    kendall_p_sensitivity,
-    kendall_public_z_sensitivity,
-    kendall_z_sensitivity,
-    p_sensitivity,
-    subsampled_p_sensitivity,
-)
+
+#: names of the Kendall, Fisher-z and sensitivity modules, each loaded when first used (a G-test run needs none)
+_HOMES = {
+    **dict.fromkeys(("fisherz_test", "partial_correlation"), "fisherz"),
+    **dict.fromkeys(("concordance_minus_discordance", "kendall_public_z_from_table", "kendall_test",
+                     "kendall_z_from_table", "normal_p_value"), "kendall"),
+    **dict.fromkeys(("CURATE_VARIANTS", "KENDALL_C1", "KENDALL_PUBLIC_C", "curate_constant", "curate_p_sensitivity",
+                     "g2_sensitivity", "kendall_p_sensitivity", "kendall_public_z_sensitivity",
+                     "kendall_z_sensitivity", "p_sensitivity", "subsampled_p_sensitivity"), "sensitivity"),
+}
+
+
+def __getattr__(name):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CIResult",
@@ -199,6 +199,8 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
         ok = ", ".join(sorted(allowed)) or "none"
         raise UserError(f"unknown option(s) {sorted(extra)} for the {name!r} test (allowed: {ok}).")
     if name == "kendall":
+        from cgdcore.citests.kendall import kendall_test
+
         sided = opts.get("sided", "two")
         if sided not in ("two", "one"):
             raise UserError(f"sided must be 'two' or 'one' (Priv-PC's reference code); got {sided!r}.")
@@ -222,5 +224,7 @@ def make_ci_test(name: str, stats: SuffStats, **opts) -> CITest:
             return chisq_test_of_key(st, x, y, s, _pearson)
 
         return CITest(name, stats, fn)
+    from cgdcore.citests.fisherz import fisherz_test
+
     fn = {"fisherz": fisherz_test}[name]
     return CITest(name, stats, fn, sided="two" if name == "fisherz" else None)

@@ -7,13 +7,13 @@ from .. import UserError
 
 
 def load(args, min_columns: int = 2):
-    from ..data import load_dataset
-
     if getattr(args, "data", None):
         from ..data.tabular import load_csv
 
         ds = load_csv(args.data, min_columns=min_columns)
     else:
+        from ..data.registry import load_dataset
+
         ds = load_dataset(args.dataset, n=args.n, seed=args.seed)
     if getattr(args, "ranges", None):
         from ..data.tabular import parse_ranges

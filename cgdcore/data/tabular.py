@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.data.checks import _short, check_category_counts, check_discrete_usable
 from cgdcore.data.dataset import Dataset
 from cgdcore.data.simple_csv import parse_simple_csv
 
@@ -100,12 +101,6 @@ def _decode_check(data: bytes) -> bytes:
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
-
-
-def _short(name: str, limit: int = 40) -> str:
-    """A column name for a message: repr, cut to ``limit`` characters (garbage can make huge 'names')."""
-    r = repr(name)
-    return r if len(r) <= limit else r[:limit - 4] + "…" + r[-1]
 
 
 def _sniff_separator(header: str) -> str:
@@ -473,31 +468,3 @@ def discretise(dataset: Dataset, bins: int = 3, columns: Sequence[str] | None = 
     return Dataset(name=dataset.name, variables=dataset.variables, data=data, states=tuple(states),
                    truth=dataset.truth, truth_name=dataset.truth_name, source=dataset.source,
                    licence=dataset.licence, notes=notes, ranges=dataset.ranges)
-
-
-def check_category_counts(dataset: Dataset, max_categories: int = 64) -> None:
-    """Raise UserError if a categorical column has more than ``max_categories`` categories.
-
-    Every algorithm needs this, not only the discrete tests: a discrete test's tables would have more cells
-    than rows, and Fisher-z, Kendall's τ and NOTEARS would read the codes of unordered labels (in sorted
-    label order) as numbers. Such a column is usually an identifier or free text.
-    """
-    for v, s in zip(dataset.variables, dataset.states):
-        if s is not None and len(s) > max_categories:
-            raise UserError(f"column {_short(v)} has {len(s):,} categories, more than the {max_categories} the "
-                            f"tests here can use (it looks like an identifier or free text, and its labels have no "
-                            f"order); drop it or merge rare categories into fewer groups")
-
-
-def check_discrete_usable(dataset: Dataset, max_categories: int = 64) -> None:
-    """Raise UserError unless every column is categorical with at most ``max_categories`` states.
-
-    Too many categories is reported first (discretising does not fix it), then numeric columns.
-    """
-    check_category_counts(dataset, max_categories)
-    numeric = [v for v, s in zip(dataset.variables, dataset.states) if s is None]
-    if numeric:
-        raise UserError(f"a discrete test needs categorical columns, but {', '.join(map(repr, numeric))} "
-                        f"{'is' if len(numeric) == 1 else 'are'} numeric; discretise "
-                        f"{'it' if len(numeric) == 1 else 'them'} (e.g. into 3 quantile bins) or use a "
-                        f"continuous test")
