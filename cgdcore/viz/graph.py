@@ -27,7 +27,7 @@ from cgdcore.graph import skeleton, topological_order
 from cgdcore.metrics import reference_cpdag
 from cgdcore.exports import neutralise
 
-from cgdcore.viz.palette import EDGE_STYLES, FONT_SIZE, TEXT, theme
+from cgdcore.viz.palette import EDGE_STYLES, FONT_FAMILY, FONT_SIZE, TEXT, theme
 
 #: category -> (colour, dash name, plotly dash, DOT style); kept for callers of the old table, derived
 #: from :data:`cgdcore.viz.palette.EDGE_STYLES`, the one place colours and line styles are defined
@@ -722,3 +722,63 @@ def plotly_text(s) -> str:
     """``s`` drawn as typed in a plotly text or hover label, which reads <b>, <a href>, <br> and entities as markup
     (&lt; &gt; &amp; are decoded; &quot; is not, so quotes stay as they are: outside a tag they are plain text)."""
     return _html.escape(str(s), quote=False)
+
+
+def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
+    """The graph ``dag`` as one static SVG (no script, no plotly): the layout of :func:`graph_layout`, edges in the
+    "true" style with arrowheads on directed edges (the bends of :func:`_edge_path`), every name escaped as XML
+    text, and each node's parents and children in its tooltip (``<title>``). A page that only shows a graph draws
+    it at once, with nothing for the browser to load or lay out but the SVG itself."""
+    names = [str(v) for v in names]
+    A = np.asarray(dag, dtype=bool)
+    lay = graph_layout(A, names)
+    style = EDGE_STYLES["true"]
+    top = CANVAS_PAD + LABEL_H / 2
+    right = float(lay.boxes[:, 2].max()) if len(names) else 0.0
+    xs: list[float] = [0.0, right]
+    edges = []
+    for i, j in zip(*np.nonzero(A)):
+        if A[j, i] and j < i:  # an undirected pair is drawn once
+            continue
+        bend = abs(int(lay.layer[i]) - int(lay.layer[j])) != 1
+        pts = [(float(x), float(y)) for x, y in _edge_path(lay.xy[i], lay.xy[j], bend)]
+        if len(pts) > 2:
+            xs.append(pts[1][0])
+        (x0, y0), (x1, y1) = pts[-2], pts[-1]
+        gap = (NODE_R + 2.0) / (float(np.hypot(x1 - x0, y1 - y0)) or 1.0)
+        if not A[j, i]:  # stop the line at the node's rim, where its arrowhead points
+            pts[-1] = (x1 - gap * (x1 - x0), y1 - gap * (y1 - y0))
+        edges.append((pts, not A[j, i]))
+    left = min(xs) - CANVAS_PAD
+    width = max(xs) + CANVAS_PAD - left
+    height = lay.height + 2 * top
+
+    def at(x, y):
+        return f"{x - left:.1f},{top - y:.1f}"
+
+    dash = {"dash": "6,4", "dot": "2,3", "dashdot": "6,3,2,3"}.get(style.dash or "", "")
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_html.escape(label)}" '
+           f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+           f'font-family="{_html.escape(FONT_FAMILY)}" font-size="{FONT_SIZE}">',
+           f'<title>{_html.escape(label)}</title>',
+           '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" '
+           f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{style.colour}"/></marker></defs>',
+           f'<g fill="none" stroke="{style.colour}" stroke-width="{style.width}"'
+           + (f' stroke-dasharray="{dash}"' if dash else "") + ">"]
+    for pts, directed in edges:
+        out.append(f'<polyline points="{" ".join(at(x, y) for x, y in pts)}"'
+                   + (' marker-end="url(#head)"' if directed else "") + "/>")
+    out.append("</g>")
+    for v, name in enumerate(names):
+        x, y = lay.xy[v]
+        par = [names[u] for u in np.flatnonzero(A[:, v] & ~A[v, :])]
+        ch = [names[u] for u in np.flatnonzero(A[v, :] & ~A[:, v])]
+        tip = "; ".join(f"{k}: {', '.join(vs)}" for k, vs in (("parents", par), ("children", ch)) if vs)
+        tip = f"{name} — {tip or 'no edges'}"
+        cx, cy = at(x, y).split(",")
+        out.append(f'<g><title>{_html.escape(tip)}</title>'
+                   f'<circle cx="{cx}" cy="{cy}" r="{NODE_R - 0.5}" fill="#fff" stroke="#333" stroke-width="2"/>'
+                   f'<text x="{float(cx) + LABEL_DX:.1f}" y="{cy}" dominant-baseline="central" fill="{TEXT}" '
+                   f'stroke="#fff" stroke-width="3" paint-order="stroke">{_html.escape(name)}</text></g>')
+    out.append("</svg>")
+    return "\n".join(out)  # one element a line, the open tag alone on the first: Markdown keeps it a raw HTML block

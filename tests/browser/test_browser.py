@@ -205,19 +205,19 @@ def _overlapping(rects, pad=0.5):
     return out
 
 
-def _graph_labels(page, n_labels):
-    """The rendered node labels of the first graph on the page: [text, left, top, right, bottom] each,
-    plus the chart's own box."""
-    graph = page.locator("[data-testid='stPlotlyChart']").first
-    labels = graph.locator("g.textpoint text")
+def _graph_labels(page, n_labels, svg=False):
+    """The rendered node labels of the first graph on the page (a plotly chart, or with ``svg`` the static SVG of
+    the Datasets page): [text, left, top, right, bottom] each, plus the chart's own box."""
+    graph = page.locator("svg[role='img']" if svg else "[data-testid='stPlotlyChart']").first
+    labels = graph.locator("text" if svg else "g.textpoint text")
     labels.nth(n_labels - 1).wait_for(state="attached", timeout=60_000)
     graph.scroll_into_view_if_needed()
     return labels.evaluate_all(LABEL_RECTS), graph.bounding_box()
 
 
 def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser):
-    """Alarm (37 nodes, 12 in its widest layer) on Discover and on Datasets: every node label is drawn, no two
-    label boxes overlap on screen and all of them lie inside the chart."""
+    """Alarm (37 nodes, 12 in its widest layer) on Discover (plotly) and on Datasets (static SVG): every node label
+    is drawn, no two label boxes overlap on screen and all of them lie inside the chart."""
     ctx = browser.new_context(viewport={"width": 1500, "height": 1400})
     page = ctx.new_page()
     page.goto(streamlit_server + "/?ds=alarm&n=20000&seed=0", wait_until="domcontentloaded")
@@ -226,7 +226,7 @@ def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser)
         if url.startswith("/datasets"):
             page.goto(streamlit_server + url, wait_until="domcontentloaded")
             wait_idle(page, 120_000)
-        rects, box = _graph_labels(page, n)
+        rects, box = _graph_labels(page, n, svg=url.startswith("/datasets"))
         assert len(rects) == n and {r[0] for r in rects} >= {"HYPOVOLEMIA", "LVEDVOLUME", "VENTLUNG"}
         assert all(r[3] - r[1] > 5 for r in rects)  # really drawn
         assert _overlapping(rects) == [], url
