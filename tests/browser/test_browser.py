@@ -268,7 +268,10 @@ def test_every_page_at_presentation_size(streamlit_server, browser, path):
     page = ctx.new_page()
     page.goto(f"{streamlit_server}/{path}", wait_until="domcontentloaded")
     wait_idle(page, timeout=240_000)
-    page.wait_for_timeout(1500)  # charts finish drawing
+    # every chart drawn (a plotly chart's SVG attached), then a moment for the last one to settle
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector"
+                           "('.main-svg'))", timeout=60_000)
+    page.wait_for_timeout(300)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator("h1").count() >= 1
     out = ARTIFACTS / "pages"

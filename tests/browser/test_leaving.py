@@ -105,8 +105,7 @@ def test_leaving_a_page_ends_its_long_run(server, browser):
                 page.get_by_role("tab", name=tab).click()
             page.get_by_role("button", name=button).click()
         page.get_by_text(computing).first.wait_for(state="attached", timeout=120_000)
-        time.sleep(1.0)
-        _wait_busy(proc)
+        _wait_busy(proc)  # two windows running at ≥ BUSY cores: the run computes
         assert app.get_attribute("data-test-script-state") == "running", f"{name}: the run already ended"
         page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Datasets").click()
         timings[name] = _seconds_to_idle(proc)
@@ -131,8 +130,7 @@ def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
         page = ctx.new_page()
         page.goto(url + link, wait_until="domcontentloaded")
         page.get_by_text(computing).first.wait_for(state="attached", timeout=120_000)
-        time.sleep(1.0)
-        _wait_busy(proc)
+        _wait_busy(proc)  # two windows running at ≥ BUSY cores: the run computes
         assert page.locator("[data-testid='stApp']").get_attribute("data-test-script-state") == "running"
         if how == "Stop button":
             page.locator("[data-testid='stStatusWidget']").get_by_role("button", name="Stop").click()
