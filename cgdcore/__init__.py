@@ -13,3 +13,18 @@ class UserError(ValueError):
     The message says what is wrong and how to fix it; the CLI prints it and exits
     with code 2, the app shows it in an error box. Never raised for internal bugs.
     """
+
+
+def lazy_attributes(package: str, homes: dict[str, str], namespace: dict):
+    """A package's ``__getattr__`` (PEP 562): the name ``n`` is imported from ``package.homes[n]`` on first use and
+    kept in ``namespace`` (the package's globals), so importing the package loads none of those submodules."""
+    from importlib import import_module
+
+    def __getattr__(name):
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(import_module(f"{package}.{home}"), name)
+        return value
+
+    return __getattr__

@@ -14,10 +14,9 @@ first χ²/G p-value.
 """
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Callable, Sequence
 
-from cgdcore import UserError
+from cgdcore import UserError, lazy_attributes
 from cgdcore.citests.budget import RESULT_ENTRY_BYTES, shares
 from cgdcore.citests.chisq import chi2_test, chisq_from_table, g2_test
 from cgdcore.citests.contingency import SuffStats, clear_suffstats_cache, fingerprint, suffstats_for
@@ -34,13 +33,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())
 
 
 __all__ = [

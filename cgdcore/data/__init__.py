@@ -8,8 +8,8 @@ the BIF sampler, a network run not the CSV reader), and pandas is imported insid
 - :mod:`cgdcore.data.tabular`: CSV loading and validation, discretisation.
 - :mod:`cgdcore.data.registry`: ``list_datasets()`` and ``load_dataset(spec, n, seed)``.
 """
-from importlib import import_module
 
+from cgdcore import lazy_attributes
 from cgdcore.data.dataset import Dataset
 
 #: public name -> the submodule that defines it
@@ -23,13 +23,7 @@ _HOMES = {
 __all__ = sorted(["Dataset", *_HOMES])
 
 
-def __getattr__(name):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _HOMES, globals())
 
 
 def __dir__():
