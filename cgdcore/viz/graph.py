@@ -756,15 +756,14 @@ def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
     def at(x, y):
         return f"{x - left:.1f},{top - y:.1f}"
 
-    dash = {"dash": "6,4", "dot": "2,3", "dashdot": "6,3,2,3"}.get(style.dash or "", "")
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_html.escape(label)}" '
            f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
            f'font-family="{_html.escape(FONT_FAMILY)}" font-size="{FONT_SIZE}">',
            f'<title>{_html.escape(label)}</title>',
-           '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" '
-           f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{style.colour}"/></marker></defs>',
-           f'<g fill="none" stroke="{style.colour}" stroke-width="{style.width}"'
-           + (f' stroke-dasharray="{dash}"' if dash else "") + ">"]
+           '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" '
+           'markerWidth="11" markerHeight="11" orient="auto-start-reverse">'
+           f'<path d="M0,0 L10,5 L0,10 z" fill="{style.colour}"/></marker></defs>',
+           f'<g fill="none" stroke="{style.colour}" stroke-width="{style.width}">']  # the "true" style: solid
     for pts, directed in edges:
         out.append(f'<polyline points="{" ".join(at(x, y) for x, y in pts)}"'
                    + (' marker-end="url(#head)"' if directed else "") + "/>")
@@ -775,10 +774,10 @@ def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
         ch = [names[u] for u in np.flatnonzero(A[v, :] & ~A[:, v])]
         tip = "; ".join(f"{k}: {', '.join(vs)}" for k, vs in (("parents", par), ("children", ch)) if vs)
         tip = f"{name} — {tip or 'no edges'}"
-        cx, cy = at(x, y).split(",")
+        cx, cy = x - left, top - y
         out.append(f'<g><title>{_html.escape(tip)}</title>'
-                   f'<circle cx="{cx}" cy="{cy}" r="{NODE_R - 0.5}" fill="#fff" stroke="#333" stroke-width="2"/>'
-                   f'<text x="{float(cx) + LABEL_DX:.1f}" y="{cy}" dominant-baseline="central" fill="{TEXT}" '
+                   f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{NODE_R - 0.5}" fill="#fff" stroke="#333" stroke-width="2"/>'
+                   f'<text x="{cx + LABEL_DX:.1f}" y="{cy:.1f}" dominant-baseline="central" fill="{TEXT}" '
                    f'stroke="#fff" stroke-width="3" paint-order="stroke">{_html.escape(name)}</text></g>')
     out.append("</svg>")
     return "\n".join(out)  # one element a line, the open tag alone on the first: Markdown keeps it a raw HTML block
