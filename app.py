@@ -1,6 +1,7 @@
 """Entry point: page configuration and navigation. Pages live in pages/ and only compose."""
 import streamlit as st
 
+from ui.priority import drawing
 from ui.stopping import stop_when_user_leaves
 
 st.set_page_config(page_title="Private causal discovery", page_icon="🕸️", layout="wide",
@@ -17,5 +18,7 @@ pages = [
     st.Page("pages/tradeoff.py", title="Trade-off", icon=":material/query_stats:", url_path="tradeoff"),
     st.Page("pages/datasets.py", title="Datasets", icon=":material/dataset:", url_path="datasets"),
 ]
-with stop_when_user_leaves():  # leaving a page, rerunning it or Stop ends its long runs (ui/stopping.py)
+# leaving a page, rerunning it or Stop ends its long runs (ui/stopping.py); heavy runs pause while this script run
+# draws a page (ui/priority.py)
+with stop_when_user_leaves(), drawing():
     st.navigation(pages).run()

@@ -1,11 +1,13 @@
 """The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
 
 Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 500000] [--dataset alarm]
-[--algo priv-pc] [--reps 1]. Eight browser sessions start heavy runs (tens of seconds each on 2 cores) (each deep-links the Discover page with its own
-noise seed, so none is served from a cache); once the server computes on both cores, a ninth user opens the Datasets
-page in a new browser session ``--probes`` times and each render is timed (target: under a second), with the number
-of heavy runs still running or queued printed next to it, and with the moments the user sees each part: the HTML
-page, the heading (the app connected and the script started), the table, the graph, the finished run. A first render
+[--algo priv-pc] [--reps 1] [--own-data 1]. Eight browser sessions open at once and start heavy runs (each deep-links
+the Discover page with its own noise seed and, by default, its own data seed, so each run samples its data and counts
+its own tables and none is served from a cache); once the server computes, a ninth user opens the Datasets page in a
+new browser session, then reloads it, ``--probes`` times in all, and each render is timed (target: under a second)
+with the server's cores over the second before it and the moments each part entered the page (noted by the page
+itself, in its own clock): the HTML page, the heading (the app connected and the script started), the table, the
+graph, the finished run. A first render
 right after the server started (the page's imports) is timed apart, then a new browser and reloads on the idle
 server. The eight heavy sessions' pages live in a browser of their own at niceness 19 (``--heavy-browser-nice``):
 their users' browsers would run on their own machines, not on the server's cores, and at the same priority their
@@ -199,34 +201,53 @@ async def discovery_session(browser, url: str, noise_seed: int, args, shot: Path
     return out
 
 
+#: a page script that notes, in the page's own clock (ms since the navigation started), when each part of the
+#: Datasets page enters the document and when the script run ends: Playwright's waits poll with growing intervals
+#: (up to a second), so they would time the poll, not the page
+SEEN = """(() => { const t = {}; window.__cgdSeen = t;
+const note = () => { const now = performance.now();
+  if (!t.heading) for (const h of document.querySelectorAll('h1, h2, h3'))
+    if (h.textContent.trim().startsWith('Datasets')) { t.heading = now; break; }
+  if (!t.table && document.querySelector("[data-testid='stMarkdownContainer'] table")) t.table = now;
+  if (!t.graph && document.querySelector("svg[role='img'] text")) t.graph = now;
+  const app = document.querySelector("[data-testid='stApp']");
+  if (app) { const st = app.getAttribute('data-test-script-state');
+    if (st === 'running') t.ran = now; else if (st === 'notRunning' && t.ran !== undefined && !t.done) t.done = now; } };
+new MutationObserver(note).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+})();"""
+STAGES = ("html", "heading", "table", "graph", "done")
+
+
 async def render_datasets(page, url: str, timeout_s: float, stages: dict | None = None) -> float:
-    """Load the Datasets page in a fresh script run; seconds until the table and the true graph are drawn and the
-    script has finished. ``stages`` receives the seconds at which the user sees each part: the HTML page loaded
-    (``html``: the app's scripts, from the browser's cache after the first visit), the heading (``heading``: the
-    app connected and the page script started drawing), the table, the graph, and the finished run."""
+    """Load the Datasets page in a fresh script run; seconds from the navigation's start until the table and the true
+    graph are in the page and the script has finished. ``stages`` receives the seconds at which each part appeared:
+    the HTML page loaded (``html``: the app's scripts, from the browser's cache after the first visit), the heading
+    (``heading``: the app connected and the page script started drawing), the table, the graph, and the finished run.
+    The page's context must run :data:`SEEN` (``add_init_script``), which notes those moments in the page itself."""
     from playwright.async_api import expect
 
     ms = timeout_s * 1000
-    t0 = time.perf_counter()
-    mark = (lambda k: stages.__setitem__(k, time.perf_counter() - t0)) if stages is not None else (lambda k: None)
     await page.goto(url + "/datasets", wait_until="domcontentloaded", timeout=ms)
-    mark("html")
     await expect(page.get_by_role("heading", name="Datasets").first).to_be_visible(timeout=ms)
-    mark("heading")
-    await expect(page.locator("[data-testid='stTable']").first).to_be_visible(timeout=ms)
-    mark("table")
+    await expect(page.locator("[data-testid='stMarkdownContainer'] table").first).to_be_visible(timeout=ms)
     await expect(page.locator("svg[role='img'] text").first).to_be_visible(timeout=ms)
-    mark("graph")
     await page.locator(IDLE).wait_for(state="attached", timeout=ms)
-    mark("done")
     if await page.locator(ERRORS).count():
         raise RuntimeError("error element on the Datasets page")
-    return time.perf_counter() - t0
+    seen = await page.evaluate("""() => ({...window.__cgdSeen,
+        html: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd})""")
+    missing = [k for k in STAGES if seen.get(k) is None]
+    if missing:
+        raise RuntimeError(f"the page never noted {', '.join(missing)} (is SEEN installed?)")
+    if stages is not None:
+        stages.update((k, seen[k] / 1000) for k in STAGES)
+    return max(seen[k] for k in STAGES) / 1000
 
 
 async def probe(browser, url: str, done: asyncio.Event, args) -> dict:
     """The 9th user: reload the lightweight Datasets page until the load sessions have finished."""
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
+    await ctx.add_init_script(SEEN)
     page = await ctx.new_page()
     times, failures = [], []
     try:
@@ -389,7 +410,9 @@ async def bench(url: str, rss: RssSampler, args) -> int:
             cold = await discovery_session(browser, url, args.seed0 + 1000, args)
             alone = await discovery_session(browser, url, args.seed0 + 1001, args)
             rss_alone = rss.peak
-            page = await (await browser.new_context()).new_page()
+            ctx = await browser.new_context()
+            await ctx.add_init_script(SEEN)
+            page = await ctx.new_page()
             idle_probe = [await render_datasets(page, url, args.probe_timeout) for _ in range(3)]
             await page.context.close()
 
@@ -486,7 +509,7 @@ async def until_busy(pid: int, limit: float, cores: float, window: float = 1.0) 
 
 async def ninth_session(url: str, rss: RssSampler, args) -> int:
     """Eight heavy runs running or queued; a ninth user opens the Datasets page, timed; then the eight leave."""
-    from playwright.async_api import async_playwright, expect
+    from playwright.async_api import async_playwright
 
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -501,10 +524,15 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
         """The ninth user: a new browser (empty HTTP cache) opens the Datasets page, then reloads it ``count`` - 1
         times (every load is a new server session; the app's scripts now come from the browser's cache)."""
         ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
+        await ctx.add_init_script(SEEN)
         try:
             page = await ctx.new_page()
             for i in range(count):
                 stages: dict = {}
+                if busy is not None:  # the server's load when the user arrives (asking the heavy pages instead
+                    c0, w0 = tree_cpu_seconds(rss.proc.pid), time.perf_counter()  # waits for their starved browser)
+                    await asyncio.sleep(1.0)
+                    busy.append((tree_cpu_seconds(rss.proc.pid) - c0) / (time.perf_counter() - w0))
                 try:
                     times.append(await render_datasets(page, url, args.probe_timeout, stages))
                     if parts is not None:
@@ -513,16 +541,12 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                     failures.append(f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
                     say(f"{label}, render {i + 1}: FAILED {failures[-1]}")
                     continue
-                note = ""
-                if busy is not None:
-                    busy.append(sum([await pg.locator(running).count() for _, pg in heavy]))
-                    note = f"; heavy sessions still running or queued: {busy[-1]} of {args.sessions}"
+                note = "" if busy is None else f"; the server used {busy[-1]:.2f} cores over the second before"
                 say(f"{label}, render {i + 1} ({'new browser' if i == 0 else 'reload'}): Datasets page in "
                     f"{times[-1]:.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()) + f"){note}")
         finally:
             await ctx.close()
 
-    running = "[data-testid='stApp'][data-test-script-state='running']"
     failures, heavy = [], []
     async with async_playwright() as p:
         # the eight heavy users' pages in a browser of their own: in a classroom they run on the users' own machines,
@@ -534,10 +558,18 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
 
         def renice_heavy_browser():
             """Every thread of the heavy browser's processes at the niceness asked (on Linux a niceness belongs to
-            one thread: setting a process's changes only its main thread, and chromium starts its others first)."""
+            one thread: setting a process's changes only its main thread, and chromium starts its others first),
+            and the browser's scheduling group too: Playwright starts chromium in a session of its own, and with
+            autogroups (/proc/sys/kernel/sched_autogroup_enabled) a session's threads share one group that the
+            kernel weighs against the server's by the group's niceness alone, not by the threads'."""
             if args.heavy_browser_nice <= 0:
                 return
             for root in list(heavy_procs):
+                try:
+                    with open(f"/proc/{root.pid}/autogroup", "w") as f:
+                        f.write(str(args.heavy_browser_nice))
+                except OSError:  # no autogroups on this kernel, or the process ended
+                    pass
                 try:
                     for q in [root, *root.children(recursive=True)]:
                         for t in q.threads():
@@ -555,13 +587,13 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
         probe_procs = [q for q in psutil.Process().children(recursive=True) if q.pid not in before]
 
         def tree_cpu(roots) -> float:
-            procs = []
+            procs = {}  # each process once: the roots include their own descendants
             for root in roots:
                 try:
-                    procs += [root, *root.children(recursive=True)]
+                    procs.update((q.pid, q) for q in [root, *root.children(recursive=True)])
                 except psutil.NoSuchProcess:
                     pass
-            return live_cpu_seconds(procs)
+            return live_cpu_seconds(procs.values())
         try:
             first, idle, idle_parts = [], [], []
             await renders(browser, 1, "first render after the server started (page imports)", first)
@@ -571,11 +603,17 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                 ctx = await heavy_browser.new_context(viewport={"width": 1400, "height": 1600})
                 if args.still_heavy:  # no animation frames to draw while the run goes on (spinners, running icon)
                     await ctx.add_init_script(STILL)
-                page = await ctx.new_page()
-                renice_heavy_browser()
-                await page.goto(f"{url}/?ds={args.dataset}&n={args.n}&algo={args.algo}&reps={args.reps:g}"
-                                f"&nseed={args.seed0 + i}", wait_until="domcontentloaded", timeout=args.timeout * 1000)
-                heavy.append((ctx, page))
+                heavy.append((ctx, await ctx.new_page()))
+            renice_heavy_browser()
+            # all eight users arrive at once (one after another, each page would wait for the niced browser while
+            # the runs already started compute, and most runs would be over before the last page opened)
+            t_open = time.perf_counter()
+            await asyncio.gather(*(
+                page.goto(f"{url}/?ds={args.dataset}&n={args.n}&algo={args.algo}&reps={args.reps:g}"
+                          f"&nseed={args.seed0 + i}" + (f"&seed={args.seed0 + i}" if args.own_data else ""),
+                          wait_until="commit", timeout=args.timeout * 1000)
+                for i, (_, page) in enumerate(heavy, 1)))
+            say(f"the {args.sessions} heavy sessions' pages were requested in {time.perf_counter() - t_open:.1f} s")
             renice_heavy_browser()
             # the runs have started when the server computes on both cores (the heavy pages' own state lags: their
             # browser only gets what the server and the ninth browser leave)
@@ -630,7 +668,9 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
         if parts:
             print(f"{'new browser under load, s to: ' + ', '.join(parts[0]):<58} "
                   + " ".join(f"{v:.2f}" for v in parts[0].values()))
-        print(f"{'heavy sessions running or queued during the renders (min/max)':<58} {min(busy):>6d} / {max(busy)}")
+        print(f"{'server cores over the second before each render (min/max)':<58} {min(busy):6.2f} / {max(busy):.2f}")
+        print(f"{'heavy runs still running or queued after the renders':<58} {args.sessions - done:>6d} of "
+              f"{args.sessions}")
     print(f"{'server CPU s while the ninth session rendered':<58} {probe_cpu:10.1f}")
     print(f"{'seconds the ninth session spent rendering':<58} {probe_wall:10.1f}")
     print(f"{'CPU s meanwhile: heavy sessions browser, ninth browser':<58} {browser_cpu[0]:6.1f} {browser_cpu[1]:5.1f}")
@@ -659,6 +699,10 @@ def main():
     ap.add_argument("--busy-cores", type=float, default=0.8,
                     help="ninth-session mode: server cores that show the heavy runs are computing")
     ap.add_argument("--probes", type=int, default=10, help="ninth-session mode: Datasets-page renders to time")
+    ap.add_argument("--own-data", type=int, default=1,
+                    help="ninth-session mode: 1 (default) gives each heavy session data of its own (its own sampling "
+                         "seed), so each run counts its own tables; 0 shares the data, and after the first run the "
+                         "others only add noise to the shared tables")
     ap.add_argument("--still-heavy", type=int, default=1,
                     help="ninth-session mode: 1 (default) switches off animations in the heavy sessions' pages, whose "
                          "spinners would redraw on the server's cores all through their runs; 0 leaves them on")

@@ -8,6 +8,7 @@ from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
 from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
+from ui.priority import not_drawing
 
 route_through_app()
 
@@ -182,27 +183,28 @@ metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func
 if go and have < len(configs) and not too_large:
     from cgdcore.experiments import run_sweep
 
-    bar = st.progress(have / len(configs), text="Waiting for the sweep engine…")
-    lock = _one_sweep_at_a_time()
-    if not lock.acquire(blocking=False):
-        bar.progress(have / len(configs), text="Another sweep is running; this one starts when it finishes…")
-        while not lock.acquire(timeout=0.2):
-            checkpoint()  # the user may leave while waiting
-    try:
-        t0 = time.perf_counter()
+    with not_drawing(heavy=True):  # waiting or computing, a sweep gives way to pages being drawn (ui/priority.py)
+        bar = st.progress(have / len(configs), text="Waiting for the sweep engine…")
+        lock = _one_sweep_at_a_time()
+        if not lock.acquire(blocking=False):
+            bar.progress(have / len(configs), text="Another sweep is running; this one starts when it finishes…")
+            while not lock.acquire(timeout=0.2):
+                checkpoint()  # the user may leave while waiting
+        try:
+            t0 = time.perf_counter()
 
-        def progress(k, total, eta, row):
-            left = "" if eta is None else f" · about {eta:.0f} s left"
-            bar.progress(k / total, text=f"{k:,} / {total:,} runs{left}")
+            def progress(k, total, eta, row):
+                left = "" if eta is None else f" · about {eta:.0f} s left"
+                bar.progress(k / total, text=f"{k:,} / {total:,} runs{left}")
 
-        with user_errors():
-            table = run_sweep(spec, jobs=int(jobs), done_rows=list(store["rows"]), on_row=store["rows"].append,
-                              progress=progress)
-        store["table"] = table
-        store["seconds"] = time.perf_counter() - t0
-    finally:
-        lock.release()
-        memory().put("sweep", spec.key, store)  # measured again now that it holds the rows
+            with user_errors():
+                table = run_sweep(spec, jobs=int(jobs), done_rows=list(store["rows"]), on_row=store["rows"].append,
+                                  progress=progress)
+            store["table"] = table
+            store["seconds"] = time.perf_counter() - t0
+        finally:
+            lock.release()
+            memory().put("sweep", spec.key, store)  # measured again now that it holds the rows
     st.rerun()  # draw the page afresh from the finished table (counts, button state)
 
 rows = list(store["rows"])

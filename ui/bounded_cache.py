@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 from cgdcore.environment import env_number
+from ui.priority import not_drawing
 
 __all__ = ["DEFAULT_MB", "budget_bytes", "size_of", "ByteBoundedLRU"]
 
@@ -147,7 +148,8 @@ class ByteBoundedLRU:
                 if pending is None:
                     self._computing[full] = threading.Event()
                     break
-            pending.wait()
+            with not_drawing():  # a page waiting for another run's value does not hold up that run (ui/priority.py)
+                pending.wait()
         try:
             value = compute()
             self.put(namespace, key, value)

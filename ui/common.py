@@ -16,6 +16,7 @@ import streamlit as st
 
 from cgdcore import UserError
 from cgdcore.cancel import checkpoint
+from ui.priority import not_drawing
 
 
 @st.cache_resource(show_spinner=False)
@@ -44,7 +45,8 @@ def load_dataset(spec: str, n: int | None, seed: int):
     def load():
         from cgdcore.data import load_dataset as _load
 
-        ds = _load(spec, n=n, seed=seed)
+        with not_drawing(heavy=True):  # sampling many rows is a heavy run's work: it gives way to pages too
+            ds = _load(spec, n=n, seed=seed)
         ds.data.setflags(write=False)
         return ds
 
@@ -108,6 +110,12 @@ def heavy_slot():
         finally:
             _held.depth -= 1
         return
+    with not_drawing(), _slot(), not_drawing(heavy=True):  # a waiting or computing run does not draw; while it
+        yield  # computes, it pauses for pages being drawn (ui/priority.py)
+
+
+@contextmanager
+def _slot():
     s = _slots()
     with s["cond"]:
         s["waiting"] += 1

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from cgdcore.cancel import cancellable
+from ui.priority import CHECK_INTERVAL, give_way
 
 #: A session-state key that is never set: reading it is only a yield point.
 _PROBE = "_cgd_stop_probe"
@@ -28,9 +29,15 @@ def yield_to_streamlit() -> None:
     _ = _PROBE in st.session_state
 
 
+def _check() -> None:
+    yield_to_streamlit()
+    give_way(yield_to_streamlit)  # a heavy run pauses while a page is being drawn (ui/priority.py)
+
+
 @contextmanager
-def stop_when_user_leaves(interval: float = 0.2):
+def stop_when_user_leaves(interval: float = CHECK_INTERVAL):
     """Within the block, long ``cgdcore`` runs check every ``interval`` seconds whether the user left, and end by
-    Streamlit's own exception if so (so an aborted cached call stores nothing)."""
-    with cancellable(yield_to_streamlit, interval):
+    Streamlit's own exception if so (so an aborted cached call stores nothing); a heavy run also gives way to pages
+    being drawn there."""
+    with cancellable(_check, interval):
         yield
