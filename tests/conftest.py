@@ -19,15 +19,22 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 KINDS = ("unit", "statistical", "cli", "app", "browser")
 
 
+#: browser chains (xdist groups, pytest.ini: --dist loadgroup): the tests of a chain run one after another on one
+#: worker, against that worker's server and chromium. They wait on pages and runs more than they compute, so the
+#: chains run beside each other and beside the other tests. A test marked with a group of its own keeps it.
+BROWSER_CHAINS = {"test_leaving.py": "browser-leaving", "test_hostile_names.py": "browser-names",
+                  "test_isolation.py": "browser-names", "test_browser.py": "browser-runs"}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         kind = Path(str(item.fspath)).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
-        if kind == "browser":
-            # one worker runs every browser test (pytest.ini: --dist loadgroup), against one server and one
-            # chromium; the largest group is handed out first, so the longest chain starts at once
-            item.add_marker(pytest.mark.xdist_group("browser"))
+        if kind == "browser" and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(BROWSER_CHAINS.get(Path(str(item.fspath)).name, "browser")))
+    # the browser chains are the longest: handed out first, they start at once
+    items.sort(key=lambda item: Path(str(item.fspath)).parent.name != "browser")
 
 
 def private_kendall_pc(ds, alpha: float, max_order=None):
@@ -76,6 +83,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def installed_components_scanned_once():
+    """AppTest scans every installed distribution's metadata for Streamlit components on each run (~0.06 s; a real
+    server scans once, at start-up). Nothing is installed during a test session, so the scan's answer is kept."""
+    from streamlit.components.v2 import manifest_scanner
+
+    found = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(manifest_scanner, "scan_component_manifests", lambda: list(found))
+        yield
 
 
 @pytest.fixture(scope="session")

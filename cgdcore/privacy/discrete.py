@@ -42,7 +42,7 @@ def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> 
     """Bernoulli(exp(−num/den)) for integer arrays 0 ≤ num ≤ den (CKS 2020, Algorithm 1, vectorised):
     draw A_k ~ Bernoulli(γ/k) for k = 1, 2, … until the first 0; the result is 1 iff that k is odd."""
     num = np.asarray(num, dtype=np.int64)
-    k = np.ones(num.shape, dtype=np.int64)
+    out = np.ones(num.shape, dtype=bool)  # k = 1: the first draw failed (or γ = 0)
     live = np.flatnonzero(num > 0)
     # Bernoulli(num/(k·den)) without forming k·den: a uniform integer of [0, k·den) is U1·den + U2 with U1
     # uniform on [0, k) and U2 on [0, den), and it is below num < den iff U1 = 0 and U2 < num. U1 = 0 in the
@@ -50,14 +50,30 @@ def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> 
     # a range of one value, so those draws are skipped and the stream, and every result, stay the same
     if den > 1 and live.size:
         live = live[rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]]
-    k[live] += 1
+    k = 2  # every draw still going has had the same number of successes, so one k serves them all
     while live.size:
-        hit = rng.integers(0, k[live], dtype=np.int64) == 0
+        hit = rng.integers(0, k, size=live.size, dtype=np.int64) == 0
         if den > 1:
             hit &= rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]
-        k[live[hit]] += 1
+        if k % 2 == 0:
+            out[live[~hit]] = False
         live = live[hit]
-    return (k % 2) == 1
+        k += 1
+    return out
+
+
+def _bernoulli_exp_minus_one(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` Bernoulli(e^−1) draws: :func:`_bernoulli_exp_unit` with num = den = 1, the same random stream."""
+    out = np.ones(size, dtype=bool)
+    live = np.arange(size)
+    k = 2
+    while live.size:
+        hit = rng.integers(0, k, size=live.size, dtype=np.int64) == 0
+        if k % 2 == 0:
+            out[live[~hit]] = False
+        live = live[hit]
+        k += 1
+    return out
 
 
 def bernoulli_exp(rng: np.random.Generator, num, den: int) -> np.ndarray:
@@ -75,7 +91,7 @@ def bernoulli_exp_parts(rng: np.random.Generator, whole: np.ndarray, frac: np.nd
     live = np.flatnonzero(out & (whole > 0))
     left = whole[live]
     while live.size:
-        ok = _bernoulli_exp_unit(rng, np.ones(live.size, dtype=np.int64), 1)
+        ok = _bernoulli_exp_minus_one(rng, live.size)
         out[live[~ok]] = False
         left = left[ok] - 1
         live = live[ok]
@@ -98,11 +114,11 @@ def discrete_laplace(rng: np.random.Generator, s: int, t: int, size: int) -> np.
     while todo.size:
         m = todo.size
         u = rng.integers(0, t, size=m, dtype=np.int64)
-        keep = bernoulli_exp(rng, u, t)
+        keep = _bernoulli_exp_unit(rng, u, t)  # exp(−u/t) with u < t: bernoulli_exp's whole part is 0
         v = np.zeros(m, dtype=np.int64)
         live = np.flatnonzero(keep)
         while live.size:
-            a = _bernoulli_exp_unit(rng, np.ones(live.size, dtype=np.int64), 1)
+            a = _bernoulli_exp_minus_one(rng, live.size)
             v[live[a]] += 1
             live = live[a]
         y = (u + t * v) // s
