@@ -304,8 +304,8 @@ def soak_plan(k: int) -> tuple[str, str, str | None]:
 
 
 async def soak_run(browser, url: str, k: int, timeout_s: float) -> dict:
-    """One soak run in a new session: open its link, press its button if any, wait for a drawn figure and an idle
-    script with no error or exception element."""
+    """One soak run in a new session: open its link, press its button if any, wait for a drawn figure (plotly's, or
+    the Datasets page's SVG) and an idle script with no error or exception element."""
     from playwright.async_api import expect
 
     page_name, link, button = soak_plan(k)
@@ -318,8 +318,8 @@ async def soak_run(browser, url: str, k: int, timeout_s: float) -> dict:
         if button is not None:
             await page.get_by_role("button", name=button).click(timeout=timeout_s * 1000)
             await expect(page.get_by_role("tab", name="Utility vs ε")).to_be_visible(timeout=timeout_s * 1000)
-        await expect(page.locator("[data-testid='stPlotlyChart'] .main-svg").first).to_be_attached(
-            timeout=timeout_s * 1000)
+        figure = "svg[role='img'] text" if page_name == "datasets" else "[data-testid='stPlotlyChart'] .main-svg"
+        await expect(page.locator(figure).first).to_be_attached(timeout=timeout_s * 1000)  # Datasets: a static SVG
         await page.locator(IDLE).wait_for(state="attached", timeout=timeout_s * 1000)
         out["seconds"] = time.perf_counter() - t0
         errors = page.locator(ERRORS)
