@@ -19,21 +19,16 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 KINDS = ("unit", "statistical", "cli", "app", "browser")
 
 
-#: browser chains (xdist groups, pytest.ini: --dist loadgroup): the tests of a chain run one after another on one
-#: worker, against that worker's server and chromium. They wait on pages and runs more than they compute, so the
-#: chains run beside each other and beside the other tests. A test marked with a group of its own keeps it.
-BROWSER_CHAINS = {"test_leaving.py": "browser-leaving", "test_hostile_names.py": "browser-names",
-                  "test_isolation.py": "browser-names", "test_browser.py": "browser-runs"}
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         kind = Path(str(item.fspath)).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
-        if kind == "browser" and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(BROWSER_CHAINS.get(Path(str(item.fspath)).name, "browser")))
-    # the browser chains are the longest: handed out first, they start at once
+    # The browser tests form two chains, each marked in its files (xdist_group: "browser-pages" for test_browser.py,
+    # "browser-leaving" for the leaving, hostile-name and isolation tests): a chain runs on one worker, one test after
+    # another, against that worker's server and chromium (pytest.ini: -n 4 --dist loadgroup). They wait on pages and
+    # runs more than they compute, so the other workers' tests fill the cores meanwhile; handed out first, the chains
+    # start at once.
     items.sort(key=lambda item: Path(str(item.fspath)).parent.name != "browser")
 
 

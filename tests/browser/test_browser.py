@@ -3,9 +3,7 @@ import pytest
 
 from conftest import ARTIFACTS
 
-pytestmark = pytest.mark.browser
-#: the tests that look at drawn pages form a chain of their own, beside the runs (tests/conftest.py: BROWSER_CHAINS)
-DRAWING = pytest.mark.xdist_group("browser-drawing")
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-pages")]  # tests/conftest.py
 
 
 def wait_idle(page, timeout=60_000):
@@ -217,7 +215,6 @@ def _graph_labels(page, n_labels, svg=False):
     return labels.evaluate_all(LABEL_RECTS), graph.bounding_box()
 
 
-@DRAWING
 def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser):
     """Alarm (37 nodes, 12 in its widest layer) on Discover (plotly) and on Datasets (static SVG): every node label
     is drawn, no two label boxes overlap on screen and all of them lie inside the chart."""
@@ -242,7 +239,6 @@ def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser)
     ctx.close()
 
 
-@DRAWING
 def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser):
     """The pyvis view opens fitted: every node of Sachs is inside the visible canvas."""
     page = browser.new_page(viewport={"width": 1300, "height": 1000})
@@ -263,7 +259,6 @@ def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser)
     page.close()
 
 
-@DRAWING
 @pytest.mark.parametrize("path", ["", "learn", "demo", "budget", "score", "local", "encrypted", "tradeoff",
                                   "datasets"])
 def test_every_page_at_presentation_size(streamlit_server, browser, path):

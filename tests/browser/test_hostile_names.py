@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ARTIFACTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-leaving")]  # tests/conftest.py
 
 FILE_INPUT = "[data-testid='stFileUploaderDropzoneInput']"
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import ARTIFACTS
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-leaving")]  # tests/conftest.py
 
 A_COLS = ("secret_alpha", "secret_beta", "secret_gamma")
 B_COLS = ("public_delta", "public_epsilon", "public_zeta", "public_eta")

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import running_streamlit
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-leaving")]  # tests/conftest.py
 
 #: (page, link with the run's settings, button that starts the run or None when the page runs on load, tab to open
 #: first, text the page shows while the computation runs — after loading or sampling the data, which are not
