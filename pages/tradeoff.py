@@ -279,11 +279,13 @@ with tab_tab:
     buf = io.BytesIO()
     table.to_parquet(buf, index=False)
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv")
+    # a download needs no rerun of the page
+    d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv",
+                       on_click="ignore")
     d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
-                       key="todl_pq")
+                       key="todl_pq", on_click="ignore")
     d3.download_button("Utility figure (HTML)", figure_html(figs["utility"], "Privacy-utility trade-off"),
-                       f"tradeoff-{spec.key}.html", "text/html", key="todl_html")
+                       f"tradeoff-{spec.key}.html", "text/html", key="todl_html", on_click="ignore")
     from cgdcore.experiments import command_for, config_of
 
     ok = table[table["error"].isna() & (table["epsilon_kind"] != "none")]
