@@ -50,25 +50,22 @@ def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> 
     # a range of one value, so those draws are skipped and the stream, and every result, stay the same
     if den > 1 and live.size:
         live = live[rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]]
-    k = 2  # every draw still going has had the same number of successes, so one k serves them all
-    while live.size:
-        hit = rng.integers(0, k, size=live.size, dtype=np.int64) == 0
-        if den > 1:
-            hit &= rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]
-        if k % 2 == 0:
-            out[live[~hit]] = False
-        live = live[hit]
-        k += 1
-    return out
+    return _from_second_draw(rng, out, live, num, den)
 
 
 def _bernoulli_exp_minus_one(rng: np.random.Generator, size: int) -> np.ndarray:
     """``size`` Bernoulli(e^−1) draws: :func:`_bernoulli_exp_unit` with num = den = 1, the same random stream."""
-    out = np.ones(size, dtype=bool)
-    live = np.arange(size)
+    return _from_second_draw(rng, np.ones(size, dtype=bool), np.arange(size), None, 1)
+
+
+def _from_second_draw(rng: np.random.Generator, out: np.ndarray, live: np.ndarray, num, den: int) -> np.ndarray:
+    """Algorithm 1's loop from k = 2 for the draws ``live`` (their first draw succeeded): a draw ending at an even k
+    is 0 in ``out``. Every draw still going has had the same number of successes, so one k serves them all."""
     k = 2
     while live.size:
         hit = rng.integers(0, k, size=live.size, dtype=np.int64) == 0
+        if den > 1:
+            hit &= rng.integers(0, den, size=live.size, dtype=np.int64) < num[live]
         if k % 2 == 0:
             out[live[~hit]] = False
         live = live[hit]
