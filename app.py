@@ -1,4 +1,10 @@
 """Entry point: page configuration and navigation. Pages live in pages/ and only compose."""
+# Sessions run in threads of one process, and plotly's validators look pandas up in sys.modules without importing
+# it: while one session's thread is still importing pandas, another's figure met a half-initialised module
+# ("partially initialized module 'pandas' has no attribute 'Series'"). A real import statement waits for an
+# import in progress to finish, so every script run passes one before drawing (tests/unit/test_app_imports.py).
+import numpy  # noqa: F401
+import pandas  # noqa: F401
 import streamlit as st
 
 from ui.priority import drawing
