@@ -14,8 +14,8 @@ def wait_idle(page, timeout=60_000):
 def test_discover_asia_in_browser(streamlit_server, browser):
     from playwright.sync_api import expect
 
-    ctx = browser.new_context(viewport={"width": 1500, "height": 2200})
-    page = ctx.new_page()
+    ctx = browser.new_context(fresh=True, viewport={"width": 1500, "height": 2200})  # a new user's browser: every
+    page = ctx.new_page()  # request it makes is seen
     external = []
     page.on("request", lambda r: external.append(r.url) if not r.url.startswith(
         (streamlit_server, "data:", "blob:", "about:")) else None)
@@ -79,7 +79,8 @@ def test_upload_bad_then_good_csv(streamlit_server, browser, tmp_path):
 def test_manual_mode_runs_only_on_click(streamlit_server, browser):
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
     page.goto(streamlit_server + "/?auto=false&ds=cancer", wait_until="domcontentloaded")
     wait_idle(page)
     expect(page.get_by_text("to learn the graph")).to_be_visible(timeout=30_000)
@@ -87,7 +88,7 @@ def test_manual_mode_runs_only_on_click(streamlit_server, browser):
     page.get_by_role("button", name="Run discovery").click()
     expect(page.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
     assert page.get_by_text("Page not found").count() == 0
-    page.close()
+    ctx.close()
 
 
 def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser):
@@ -241,7 +242,8 @@ def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser)
 
 def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser):
     """The pyvis view opens fitted: every node of Sachs is inside the visible canvas."""
-    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
+    page = ctx.new_page()
     page.goto(streamlit_server + "/?ds=sachs&n=5000&seed=0", wait_until="domcontentloaded")
     wait_idle(page, 120_000)
     page.get_by_role("tab", name="Interactive view").click()
@@ -256,7 +258,7 @@ def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser)
     assert len(seen["boxes"]) == 11 and seen["w"] > 200 and seen["h"] > 200
     for x0, y0, x1, y1 in seen["boxes"]:
         assert 0 <= x0 < x1 <= seen["w"] and 0 <= y0 < y1 <= seen["h"]
-    page.close()
+    ctx.close()
 
 
 @pytest.mark.parametrize("path", ["", "learn", "demo", "budget", "score", "local", "encrypted", "tradeoff",

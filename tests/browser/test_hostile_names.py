@@ -100,7 +100,7 @@ def dot_strings(text):
 def test_hostile_column_names_stay_text_everywhere(streamlit_server, browser, tmp_path):
     from playwright.sync_api import expect
 
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1800}, accept_downloads=True)
+    ctx = browser.new_context(fresh=True, viewport={"width": 1500, "height": 1800}, accept_downloads=True)
     page = ctx.new_page()
     dialogs = []
     ctx.on("page", lambda p: p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss())))

@@ -74,8 +74,8 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
 
     a_csv = write_codes(tmp_path / "alice_private.csv", A_COLS)
     b_csv = write_codes(tmp_path / "bob_own.csv", B_COLS)
-    ctx_a = browser.new_context(viewport={"width": 1400, "height": 1600})
-    ctx_b = browser.new_context(viewport={"width": 1400, "height": 1600})
+    ctx_a = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600})
+    ctx_b = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600})
     a, b = ctx_a.new_page(), ctx_b.new_page()
     try:
         # A uploads and runs discovery (auto-run)
@@ -161,7 +161,7 @@ def test_same_bytes_under_another_name_do_not_reveal_the_first_upload(streamlit_
     pages, ctxs = {}, []
     try:
         for who, path in (("a", a_csv), ("b", b_csv)):
-            ctx = browser.new_context(viewport={"width": 1400, "height": 1600}, accept_downloads=True)
+            ctx = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600}, accept_downloads=True)
             ctxs.append(ctx)
             page = pages[who] = ctx.new_page()
             page.goto(streamlit_server + "/?src=Upload+a+CSV", wait_until="domcontentloaded")

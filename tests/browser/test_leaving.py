@@ -126,7 +126,7 @@ def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
     for how, link, computing in (("Stop button", "/?ds=win95pts&n=1000000&algo=pc&seed=1", "Running pc…"),
                                  ("closed tab", "/score?sds=synthetic&sopt_d=60&sn=20000&salgo=notears&sseed=1",
                                   re.compile("Running notears", re.I))):
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+        ctx = browser.new_context(fresh=how == "closed tab", viewport={"width": 1400, "height": 1400})
         page = ctx.new_page()
         page.goto(url + link, wait_until="domcontentloaded")
         page.get_by_text(computing).first.wait_for(state="attached", timeout=120_000)
