@@ -98,15 +98,17 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         assert b.locator("[data-testid='stMetric']").count() == 0
 
         # B's dataset selector offers the bundled datasets only
-        watch_rerun(b)
+        # (a switch of source is awaited by what it shows: a short run's "running" state may never reach the page's
+        # DOM, when the browser handles its start and its end in one render)
         b.get_by_text("Bundled dataset", exact=True).click()
-        finish_rerun(b)
+        expect(b.get_by_role("radio", name="Bundled dataset")).to_be_checked()
         expect(b.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
         b.locator("[data-testid='stSelectbox']").filter(has_text="Dataset").first.click()
         options = b.get_by_role("option")
         expect(options.first).to_be_visible(timeout=10_000)
         offered = set(options.all_inner_texts())
         b.keyboard.press("Escape")
+        expect(options.first).to_be_hidden()
         assert offered and offered <= {i.name for i in list_datasets()}, offered
         assert not [o for o in offered if "alice" in o or "secret" in o or "upload" in o.lower()]
         # and B's result is B's own: the bundled default (asia), none of A's columns
@@ -114,9 +116,8 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         assert_shows_only(b, ("asia", "tub", "smoke"), A_COLS)
 
         # B uploads its own, different CSV
-        watch_rerun(b)
         b.get_by_text("Upload a CSV", exact=True).click()
-        finish_rerun(b)
+        expect(b.get_by_role("radio", name="Upload a CSV")).to_be_checked()
         expect(b.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=30_000)
         assert not [c for c in A_COLS if c in b.content()]
         b.locator(FILE_INPUT).set_input_files(str(b_csv))
