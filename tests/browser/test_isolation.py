@@ -25,28 +25,6 @@ def write_codes(path, cols, rows=200):
     return path
 
 
-def watch_rerun(page):
-    """Arm a flag that is set once the script starts running, so `finish_rerun` cannot return early.
-
-    Every change of the attribute is a record; old values catch a run that started and ended between two
-    callbacks, and observing the whole body survives a re-mounted app element."""
-    page.evaluate("""() => {
-        window.__ranAgain = false;
-        const busy = v => v === 'running' || v === 'rerunRequested';
-        new MutationObserver(records => {
-            for (const r of records)
-                if (busy(r.oldValue) || busy(r.target.getAttribute('data-test-script-state'))) window.__ranAgain = true;
-        }).observe(document.body, {subtree: true, attributes: true, attributeOldValue: true,
-                                   attributeFilter: ['data-test-script-state']});
-    }""")
-
-
-def finish_rerun(page, timeout=120_000):
-    page.wait_for_function("window.__ranAgain === true", timeout=timeout)
-    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
-                                                                                        timeout=timeout)
-
-
 def metric(page, label):
     return page.locator("[data-testid='stMetric']").filter(has_text=label).first.locator(
         "[data-testid='stMetricValue']")
@@ -126,21 +104,16 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         expect(metric(b, "Variables")).to_have_text("4")
         assert_shows_only(b, B_COLS, A_COLS)
 
-        # A reruns with a new setting (a fresh run on its session's upload): still A's data only
-        watch_rerun(a)
-        a.get_by_role("button", name="Run discovery").click()
-        finish_rerun(a)
+        # A reruns with a new setting (a fresh run on its session's upload, awaited by the link it writes): still A's
+        # data only
+        a.locator("[data-testid='stSelectbox']").filter(has_text="Maximum order").first.click()
+        a.get_by_role("option", name="1", exact=True).click()
+        expect(a).to_have_url(re.compile(r"maxord=1"))
+        a.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                         timeout=120_000)
         expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
         expect(metric(a, "Dataset")).to_contain_text("alice_private")
         expect(metric(a, "Variables")).to_have_text("3")
-        assert_shows_only(a, A_COLS, B_COLS)
-        watch_rerun(a)
-        a.locator("[data-testid='stSelectbox']").filter(has_text="Maximum order").first.click()
-        a.get_by_role("option", name="1", exact=True).click()
-        finish_rerun(a)
-        expect(a).to_have_url(re.compile(r"maxord=1"))
-        expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
-        expect(metric(a, "Dataset")).to_contain_text("alice_private")
         assert_shows_only(a, A_COLS, B_COLS)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         a.screenshot(path=str(ARTIFACTS / "isolation_a.png"))
