@@ -54,13 +54,10 @@ import psutil
 from process_cpu import live_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+sys.path.insert(0, str(ROOT / "tests"))
+from headless import CHROMIUM_ARGS, STILL  # noqa: E402  (the browser tests' chromium)
+
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-#: a page script that switches off CSS animations and transitions (a running app's spinners redraw continuously)
-STILL = """document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style');
-s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
-document.head.appendChild(s); });"""
 ERRORS = "[data-testid='stException'], [data-testid='stAlertContentError']"
 
 

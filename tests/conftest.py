@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from headless import CHROMIUM_ARGS, STILL
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
@@ -148,20 +150,12 @@ def streamlit_server(tmp_path_factory):
         yield url
 
 
-#: CSS animations and transitions off in every test page: without a GPU, chromium redraws a running app's spinners
-#: and fading elements frame after frame, which cost more CPU than the server under test (what the tests check —
-#: elements, text, events, downloads — does not depend on them; a screenshot shows the final frame)
-STILL = """document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style');
-s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
-document.head.appendChild(s); });"""
-
-
 class TestBrowser:
     """The launched browser as the tests use it. ``new_context()`` hands out this worker's one reused tab (see
     :class:`ReusedTab`): a page loaded again in the same tab keeps its compiled scripts, where a new context compiles
     Streamlit's and plotly's ~7 MB of JavaScript again (about 2 s of CPU per page load, measured). Tests that model
     two users, or close a tab, ask for ``new_context(fresh=True)``: a context of its own, as a new user's browser.
-    Every page runs :data:`STILL`."""
+    Every page runs :data:`headless.STILL`."""
 
     def __init__(self, browser):
         self._browser = browser
@@ -183,31 +177,18 @@ class TestBrowser:
 
 
 class ReusedTab:
-    """A context-like handle on the reused tab: its first ``new_page()`` is the tab itself (at the viewport asked),
-    later ones are extra tabs; ``close()`` closes the extra tabs, the listeners added through it, and ends the app
-    session by loading a blank page in the tab."""
+    """A context-like handle on the reused tab: ``new_page()`` is the tab itself, at the viewport asked; ``close()``
+    ends the app session by loading a blank page in it."""
 
     def __init__(self, tab, viewport):
-        self._tab, self._viewport, self._given, self._extra, self._listeners = tab, viewport, False, [], []
+        self._tab, self._viewport = tab, viewport
 
     def new_page(self):
-        if self._given:
-            self._extra.append(self._tab.context.new_page())
-            return self._extra[-1]
-        self._given = True
         if self._viewport:
             self._tab.set_viewport_size(self._viewport)
         return self._tab
 
-    def on(self, event, handler):
-        self._listeners.append((event, handler))
-        self._tab.context.on(event, handler)
-
     def close(self):
-        for page in self._extra:
-            page.close()
-        for event, handler in self._listeners:
-            self._tab.context.remove_listener(event, handler)
         self._tab.goto("about:blank")
 
 
@@ -216,8 +197,6 @@ def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         yield TestBrowser(b)
         b.close()

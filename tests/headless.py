@@ -1,0 +1,12 @@
+"""The headless chromium the browser tests and bench/load.py drive: its switches and a page script."""
+
+#: Debian's chromium without a sandbox, GPU or background traffic (nothing is downloaded at run time)
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+
+#: a page script that switches off CSS animations and transitions: without a GPU, chromium redraws a running app's
+#: spinners and fading elements frame after frame, at more CPU than the server under test (what the tests check —
+#: elements, text, events, downloads — does not depend on them; a screenshot shows the final frame)
+STILL = """document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style');
+s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+document.head.appendChild(s); });"""
