@@ -29,6 +29,7 @@ The random bits come from a ``numpy.random.Generator`` (PCG64): uniform integers
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -36,6 +37,24 @@ import numpy as np
 
 __all__ = ["bernoulli_exp", "bernoulli_exp_parts", "discrete_laplace", "discrete_laplace_pmf", "discrete_gaussian", "discrete_gaussian_pmf",
            "rational_rate", "Lattice", "NoiseStream", "GaussianStream"]
+
+
+#: sampler calls a process makes with the numpy loops before it loads the compiled ones (a long run)
+NUMPY_CALLS = 256
+_numpy_calls = 0
+
+
+def _compiled():
+    """The compiled loops (:mod:`cgdcore.privacy.kernels`: the same draws from the same generator calls, 7–19×
+    faster) once numba is loaded or the process has drawn noise :data:`NUMPY_CALLS` times, else None: loading
+    numba costs ~0.25 s, more than a small run's numpy loops, and a long run soon repays it."""
+    global _numpy_calls
+    if "numba" not in sys.modules and _numpy_calls < NUMPY_CALLS:
+        _numpy_calls += 1
+        return None
+    from cgdcore.privacy import kernels
+
+    return kernels
 
 
 def _bernoulli_exp_unit(rng: np.random.Generator, num: np.ndarray, den: int) -> np.ndarray:
@@ -84,6 +103,9 @@ def bernoulli_exp(rng: np.random.Generator, num, den: int) -> np.ndarray:
 def bernoulli_exp_parts(rng: np.random.Generator, whole: np.ndarray, frac: np.ndarray, den: int) -> np.ndarray:
     """Bernoulli(exp(−(whole + frac/den))) for int64 arrays whole ≥ 0 and 0 ≤ frac < den."""
     whole = np.asarray(whole, dtype=np.int64)
+    if (fast := _compiled()) is not None:
+        return fast.bernoulli_exp_parts(rng, np.ascontiguousarray(whole), np.ascontiguousarray(frac, dtype=np.int64),
+                                        int(den))
     out = _bernoulli_exp_unit(rng, np.asarray(frac, dtype=np.int64), den)
     live = np.flatnonzero(out & (whole > 0))
     left = whole[live]
@@ -106,6 +128,8 @@ def discrete_laplace(rng: np.random.Generator, s: int, t: int, size: int) -> np.
     """
     if s < 1 or t < 1:
         raise ValueError(f"discrete Laplace needs integers s, t ≥ 1; got s={s}, t={t}")
+    if (fast := _compiled()) is not None:
+        return fast.discrete_laplace(rng, int(s), int(t), int(size))
     out = np.empty(int(size), dtype=np.int64)
     todo = np.arange(out.size)
     while todo.size:

@@ -393,7 +393,44 @@ def test_one_vocabulary_for_totals_and_comparisons_said_from_the_numbers():
     assert compare_to_guarantee(10.0, 10.0).startswith("equal to")
 
 
-def test_exact_samplers_draw_the_same_stream_for_a_seed():
+@pytest.fixture(params=["numpy", "compiled"])
+def sampler_loops(request, monkeypatch):
+    """Each exact sampler test runs twice: with the numpy loops (a process that has not loaded numba) and with the
+    compiled loops (cgdcore.privacy.kernels)."""
+    from cgdcore.privacy import discrete, kernels
+
+    monkeypatch.setattr(discrete, "_compiled", (lambda: None) if request.param == "numpy" else (lambda: kernels))
+    return request.param
+
+
+def test_compiled_and_numpy_samplers_draw_the_same_stream(monkeypatch):
+    """The compiled loops make the numpy loops' generator calls: same draws and the same generator state after them,
+    on ranges of one value, small ranges and 64-bit ranges that are not powers of two (which numba 0.68's own int64
+    path rejects differently), for every sampler and shape of request."""
+    from cgdcore.privacy import discrete, kernels
+
+    def stream(mode, seed):
+        monkeypatch.setattr(discrete, "_compiled", (lambda: None) if mode == "numpy" else (lambda: kernels))
+        rng = np.random.default_rng(seed)
+        plan = np.random.default_rng(10_000 + seed)  # the requests, the same in both modes
+        out = []
+        for _ in range(6):
+            size = int(plan.integers(0, 40))
+            s, t = int(plan.integers(1, 9)), int(plan.choice([1, 2, 7, 2**20, 2**40 + 3, 2**52]))
+            out.append(discrete.discrete_laplace(rng, s, t, size))
+            v = int(plan.choice([1, 2, 37, 10**4, 10**6 + 1, 10**9]))
+            out.append(discrete.discrete_gaussian(rng, v, size))
+            den = int(plan.choice([1, 3, 12345, 2 * 10**9 * 31_623**2, 2**62 + 5]))
+            num = plan.integers(0, 4 * den if den < 2**60 else 2**62, size)
+            out.append(discrete.bernoulli_exp(rng, num, den).astype(np.int64))
+        out.append(rng.integers(0, 2**62, 2))
+        return np.concatenate(out)
+
+    for seed in range(40):
+        assert np.array_equal(stream("numpy", seed), stream("compiled", seed)), seed
+
+
+def test_exact_samplers_draw_the_same_stream_for_a_seed(sampler_loops):
     """Same seed, same noise, bit for bit: the discrete Laplace, discrete Gaussian and Bernoulli(exp(−γ))
     draws at seed 2024, and the generator's state after them, hash to the value the samplers gave when the
     first-round and den = 1 draws (ranges of one value, which consume no bits) were still made. A change to how
