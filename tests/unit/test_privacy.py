@@ -446,3 +446,21 @@ def test_exact_samplers_draw_the_same_stream_for_a_seed(sampler_loops):
     parts.append(rng.integers(0, 2**62, 2))
     digest = hashlib.sha256(np.concatenate(parts).astype("<i8").tobytes()).hexdigest()
     assert digest == "2fc2227f854b2c25f3dd1807ebd4dd991d803f09d41efda6d703acc37ec710b6"
+
+
+def test_lattice_index_and_value_of_one_number_equal_the_array_path():
+    """One Python number takes the scalar path (Python floats): the same lattice point, of the same type, as the
+    same number in an array, on edges (±0, the bound, beyond it, ±∞, the smallest subnormal, big integers)."""
+    rng = np.random.default_rng(5)
+    for delta, bound in ((1.0, 1.0), (0.37, 5.0), (3e-9, 1e-6), (1e6, 2.0**70)):
+        lat = Lattice.for_sensitivity(delta, bound)
+        values = [0.0, -0.0, lat.bound, -lat.bound, 2 * lat.bound, -3 * lat.bound, math.inf, -math.inf, 5e-324,
+                  -5e-324, 1, -7, True, 2**60, *(rng.normal(0, bound, 200)).tolist()]
+        for v in values:
+            one, arr = lat.index(v), lat.index(np.array([v], dtype=np.float64))[0]
+            assert one == arr and type(one) is np.int64, (v, one, arr)
+            assert lat.value(int(one)) == lat.value(np.array([one]))[0] and type(lat.value(int(one))) is np.float64
+        big = lat.index(lat.bound)
+        assert lat.value(big + 12345) == lat.value(np.array([big + 12345]))[0]
+        with pytest.raises(ValueError, match="NaN"):
+            lat.index(math.nan)
