@@ -52,14 +52,9 @@ def bernoulli_exp_unit(rng, num, den):  # pragma: no cover - compiled
     until the first 0; the result is 1 iff that k is odd). A uniform integer of [0, k·den) is below num < den iff
     its U1 ∈ [0, k) is 0 and its U2 ∈ [0, den) is below num; U1 = 0 at k = 1, and a range of one value draws no
     bits, so den = 1 needs no draw in the first round."""
-    n = num.shape[0]
-    out = np.ones(n, np.bool_)
-    live = np.empty(n, np.int64)
-    m = 0
-    for i in range(n):
-        if num[i] > 0:
-            live[m] = i
-            m += 1
+    out = np.ones(num.shape[0], np.bool_)
+    live = np.flatnonzero(num > 0)
+    m = live.shape[0]
     if den > 1 and m > 0:
         u = _uniform(rng, den, m)
         kept = 0
@@ -81,32 +76,33 @@ def bernoulli_exp_minus_one(rng, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _ones_before_zero(rng, cap):  # pragma: no cover - compiled
+    """Rounds of Bernoulli(e^−1) draws, one per value still going (in index order): how many 1s each value gets before
+    its first 0, a value stopping once it has ``cap`` 1s (a cap ≤ 0 draws nothing)."""
+    ones = np.zeros(cap.shape[0], np.int64)
+    live = np.flatnonzero(cap > 0)
+    m = live.shape[0]
+    while m > 0:
+        a = bernoulli_exp_minus_one(rng, m)
+        kept = 0
+        for k in range(m):
+            j = live[k]
+            if a[k]:
+                ones[j] += 1
+                if ones[j] < cap[j]:
+                    live[kept] = j
+                    kept += 1
+        m = kept
+    return ones
+
+
+@njit(cache=True, nogil=True)
 def bernoulli_exp_parts(rng, whole, frac, den):  # pragma: no cover - compiled
     """Bernoulli(exp(−(whole + frac/den))) for int64 arrays whole ≥ 0 and 0 ≤ frac < den: Bernoulli(e^−frac/den),
-    then ⌊γ⌋ draws of Bernoulli(e^−1), all 1 (each round draws one for every value still going)."""
+    then ⌊γ⌋ draws of Bernoulli(e^−1), all 1."""
     out = bernoulli_exp_unit(rng, frac, den)
-    n = whole.shape[0]
-    live = np.empty(n, np.int64)
-    left = np.empty(n, np.int64)
-    m = 0
-    for i in range(n):
-        if out[i] and whole[i] > 0:
-            live[m] = i
-            left[m] = whole[i]
-            m += 1
-    while m > 0:
-        ok = bernoulli_exp_minus_one(rng, m)
-        kept = 0
-        for j in range(m):
-            if ok[j]:
-                if left[j] > 1:
-                    live[kept] = live[j]
-                    left[kept] = left[j] - 1
-                    kept += 1
-            else:
-                out[live[j]] = False
-        m = kept
-    return out
+    ones = _ones_before_zero(rng, np.where(out, whole, 0))
+    return out & (ones >= whole)
 
 
 @njit(cache=True, nogil=True)
@@ -120,22 +116,7 @@ def discrete_laplace(rng, s, t, size):  # pragma: no cover - compiled
     while m > 0:
         u = _uniform(rng, t, m)
         keep = bernoulli_exp_unit(rng, u, t)
-        v = np.zeros(m, np.int64)
-        live = np.empty(m, np.int64)
-        n = 0
-        for j in range(m):
-            if keep[j]:
-                live[n] = j
-                n += 1
-        while n > 0:
-            a = bernoulli_exp_minus_one(rng, n)
-            kept = 0
-            for j in range(n):
-                if a[j]:
-                    v[live[j]] += 1
-                    live[kept] = live[j]
-                    kept += 1
-            n = kept
+        v = _ones_before_zero(rng, np.where(keep, np.int64(1) << 62, 0))  # V: no cap
         neg = rng.integers(0, 2, size=m, dtype=np.int8)
         left = 0
         for j in range(m):
