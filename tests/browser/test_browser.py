@@ -264,8 +264,8 @@ def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser)
 @pytest.mark.parametrize("path", ["", "learn", "demo", "budget", "score", "local", "encrypted", "tradeoff",
                                   "datasets"])
 def test_every_page_at_presentation_size(streamlit_server, browser, path):
-    """Each page opened cold from its link at 1920×1080 renders without an error box; the screenshot is kept in
-    tests/artifacts/pages/ for a person to look at."""
+    """Each page opened cold from its link at 1920×1080 renders, with a title and without an error box (the suite's
+    every-page check); the screenshot is kept in tests/artifacts/pages/ for a person to look at."""
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = ctx.new_page()
     page.goto(f"{streamlit_server}/{path}", wait_until="domcontentloaded")
