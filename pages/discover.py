@@ -290,8 +290,6 @@ st.session_state["last_run_key"] = run_key
 st.session_state["discovery"] = res
 
 # ------------------------------------------------------------------------- results
-from cgdcore import viz  # noqa: E402  (plotly is imported only once there is something to draw)
-
 names = list(res.variables)
 truth = res.dataset.truth
 m = res.metrics
@@ -341,6 +339,8 @@ else:
 for note in res.notes:
     if note not in ds.notes and not (pv and note == (pv.noise or {}).get("note")):  # shown above
         st.caption(f":material/info: {note}")
+
+from cgdcore import viz  # noqa: E402  (plotly is imported only once there is something to draw, after the metrics)
 
 rows = viz.edge_table(res.cpdag, truth, names)
 evidence = viz.edge_evidence(res.result, names)

@@ -28,6 +28,8 @@ def write_codes(path, cols, rows=200):
 
 
 def metric(page, label):
+    """A metric's value (awaited with a long timeout: on a loaded machine the metrics are drawn seconds after the
+    "Discovery complete" line above them)."""
     return page.locator("[data-testid='stMetric']").filter(has_text=label).first.locator(
         "[data-testid='stMetricValue']")
 
@@ -63,8 +65,8 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         expect(a.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=60_000)
         a.locator(FILE_INPUT).set_input_files(str(a_csv))
         expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
-        expect(metric(a, "Variables")).to_have_text("3")
-        expect(metric(a, "Dataset")).to_contain_text("alice_private")
+        expect(metric(a, "Variables")).to_have_text("3", timeout=60_000)
+        expect(metric(a, "Dataset")).to_contain_text("alice_private", timeout=60_000)
         assert_shows_only(a, A_COLS, B_COLS)
         assert "src=Upload" in a.url
 
@@ -92,7 +94,7 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         assert offered and offered <= {i.name for i in list_datasets()}, offered
         assert not [o for o in offered if "alice" in o or "secret" in o or "upload" in o.lower()]
         # and B's result is B's own: the bundled default (asia), none of A's columns
-        expect(metric(b, "Dataset")).to_have_text("asia")
+        expect(metric(b, "Dataset")).to_have_text("asia", timeout=60_000)
         assert_shows_only(b, ("asia", "tub", "smoke"), A_COLS)
 
         # B uploads its own, different CSV
@@ -102,8 +104,8 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         assert not [c for c in A_COLS if c in b.content()]
         b.locator(FILE_INPUT).set_input_files(str(b_csv))
         expect(b.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
-        expect(metric(b, "Dataset")).to_contain_text("bob_own")
-        expect(metric(b, "Variables")).to_have_text("4")
+        expect(metric(b, "Dataset")).to_contain_text("bob_own", timeout=60_000)
+        expect(metric(b, "Variables")).to_have_text("4", timeout=60_000)
         assert_shows_only(b, B_COLS, A_COLS)
 
         # A reruns with a new setting (a fresh run on its session's upload, awaited by the link it writes): still A's
@@ -114,8 +116,8 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         a.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
                                                                                          timeout=120_000)
         expect(a.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
-        expect(metric(a, "Dataset")).to_contain_text("alice_private")
-        expect(metric(a, "Variables")).to_have_text("3")
+        expect(metric(a, "Dataset")).to_contain_text("alice_private", timeout=60_000)
+        expect(metric(a, "Variables")).to_have_text("3", timeout=60_000)
         assert_shows_only(a, A_COLS, B_COLS)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         a.screenshot(path=str(ARTIFACTS / "isolation_a.png"))
