@@ -11,10 +11,11 @@ dp_accounting's exact-arithmetic answer), and ε is found by dp_accounting's own
 (``pld_pmf._get_epsilon_for_delta``): walk the losses from the top, adding p_l and p_l·e^−l, and stop at the
 first loss l with ln((Σp − δ)/Σp·e^−l) ≥ l. Empty grid cells add no mass: skipping them changes nothing.
 The two differ by dp_accounting's FFT round-off (≈1e-18 per grid cell), which matters only for small δ: ≤ 1e-9
-relative at δ ≥ 1e-5, ≤ 1e-8 at δ = 1e-6, up to 1e-6 at δ = 1e-9. The ledger therefore uses this form for
-δ ≥ ``PURE_MIN_DELTA`` only (tests/unit/test_pld_pure.py checks 1e-8 relative there). It needs neither numpy
-nor scipy: the sparse-vector algorithms, whose releases are all pure ε of one size, skip importing dp_accounting
-(with scipy.stats and scipy.signal) and its FFT.
+relative at δ ≥ 1e-5, ≤ 1e-8 at δ = 1e-6, up to 1e-6 at δ = 1e-9 (tests/unit/test_pld_pure.py checks 1e-8 relative
+for δ ≥ ``PURE_MIN_DELTA``). The ledger takes the grid step ``interval`` = ε, where nothing is rounded: the losses
+are exactly (2i − k)·ε, the composition of k ε-DP releases without discretisation (dp_accounting's step 10⁻³
+rounds a loss of ε ≪ 10⁻³ up to 10⁻³). It needs neither numpy nor scipy: the sparse-vector algorithms, whose
+releases are all pure ε of one size, skip importing dp_accounting (with scipy.stats and scipy.signal) and its FFT.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ __all__ = ["pure_epsilon_pld", "MIN_COMPOSED", "PURE_MIN_DELTA"]
 #: dp_accounting keeps a k-fold composition of a two-point PLD sparse (exact products, a different truncation)
 #: while 2^k ≤ 1000; from k = 10 on it goes through the dense FFT path that this module reproduces.
 MIN_COMPOSED = 10
-#: the smallest δ at which the ledger takes this form instead of dp_accounting's (see the module docstring)
+#: the smallest δ at which this form at dp_accounting's step equals dp_accounting's to 1e-8 relative (module docstring)
 PURE_MIN_DELTA = 1e-5
 
 
