@@ -301,7 +301,8 @@ def _say_what_was_kept(info, notes, kept: int, d: int, A, showed: str | None) ->
         notes.append(nothing)
         info["learned_nothing"] = nothing
     elif not np.asarray(A, dtype=bool).any():
-        notes.append(f"the graph is empty: {kept} of the fit's {d * (d - 1) // 2} dependences were more than 2 "
+        notes.append(f"the graph is empty: {kept} of the fit's {d * (d - 1) // 2} dependences "
+                     f"{'was' if kept == 1 else 'were'} more than 2 "
                      "standard errors from zero (an independent pair does so by chance about 5 % of the time), but "
                      "none gave NOTEARS an edge of weight ≥ the threshold")
 

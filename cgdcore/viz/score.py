@@ -35,6 +35,8 @@ def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: 
                                  showscale=False, hovertemplate="%{y} → %{x}: %{z}<extra></extra>"), 1, 2)
     for c in range(1, cols + 1):
         fig.update_yaxes(autorange="reversed", row=1, col=c)
+    if truth is not None:  # the same rows as W's, level with them: their names would sit under W's colour bar
+        fig.update_yaxes(showticklabels=False, row=1, col=2)
     return _layout(fig, height=420 if len(names) <= 15 else 560)
 
 
