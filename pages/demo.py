@@ -128,8 +128,8 @@ if outcome.panels:
         with col.container(border=True):
             st.markdown(f"**{p.label}**")
             m = p.discovery.metrics
-            if private:
-                a, b = st.columns(2)
+            if private:  # side by side in up to three cards; in four or more, a label and 14,704 fit only stacked
+                a, b = st.columns(2) if len(outcome.panels) <= 3 else (st.container(), st.container())
                 a.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
                 b.metric("guaranteed ε", "—" if p.epsilon is None else readable(p.epsilon),
                          help="the ε the run can promise, fixed before it started; — = no differential privacy")
