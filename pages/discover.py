@@ -284,8 +284,9 @@ with user_errors():
         except Exception:
             status.update(label=f"{algo} could not run", state="error")
             raise
-        status.update(label=f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s",
-                      state="complete")
+        status.update(label=(f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s"
+                             if res.result.n_ci_tests or not res.result.stopped_early else
+                             "Stopped before its first CI test — see below"), state="complete")
 st.session_state["last_run_key"] = run_key
 st.session_state["discovery"] = res
 
@@ -337,7 +338,9 @@ else:
                "pairs; arc F1 = Priv-PC convention (directed edge tuples, undirected = both directions, against the "
                "true CPDAG); SHD between CPDAGs.")
 for note in res.notes:
-    if note not in ds.notes and not (pv and note == (pv.noise or {}).get("note")):  # shown above
+    shown = note in ds.notes or (pv and (note == (pv.noise or {}).get("note") or note.startswith("this run learned "
+                                                                                                 "nothing")))
+    if not shown:  # the dataset's notes, the noise's and "learned nothing" are shown above
         st.caption(f":material/info: {note}")
 
 from cgdcore import viz  # noqa: E402  (plotly is imported only once there is something to draw, after the metrics)
@@ -388,7 +391,10 @@ if pv:
                    "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
                    "none of them is a guarantee. " + status_legend())
         accounting_table(pv.accounting, "ledger")
-        st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+        if pv.per_order:
+            st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+        else:
+            st.caption(":material/info: The run made no release, so no order was charged.")
         if pv.gauss_plan:
             if algo == "gauss-pc":
                 st.caption("The plan, order by order, in zCDP's ρ: half of what the filter has left (all of it for the "

@@ -66,6 +66,31 @@ def test_query_params_seed_the_widgets():
     assert at.session_state["discovery"].params["alpha"] == 0.01
 
 
+def test_a_run_stopped_before_its_first_test_says_so_once_and_draws_no_empty_chart():
+    """CURATE at ε = 0.1 on Sachs stops before its first test: the status says it stopped (not "complete — 0 CI
+    tests"), "learned nothing" is said once (the warning, not again as a note), and the ledger has no empty
+    per-order chart."""
+    at = app(timeout=120)
+    at.query_params.update({"algo": "curate", "ds": "sachs", "n": "20000", "eps": "0.1", "nseed": "0"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    res = at.session_state["discovery"]
+    assert res.result.n_ci_tests == 0 and res.result.stopped_early
+    said = [e.value for e in list(at.warning) + list(at.caption) + list(at.info) if "learned nothing" in e.value]
+    assert len(said) == 1, said
+    assert any("The run made no release" in c.value for c in at.caption)
+    statuses = []
+
+    def walk(node):
+        for child in getattr(node, "children", {}).values():
+            if type(child).__name__ == "Status":
+                statuses.append(child.proto.label)
+            walk(child)
+
+    walk(at.main)
+    assert statuses == ["Stopped before its first CI test — see below"], statuses
+
+
 @pytest.mark.parametrize("algo", ["laplace-pc", "gauss-pc", "gauss-pc/g2", "svt-pc", "priv-pc", "em-pc", "curate"])
 def test_private_algorithms_run_and_show_the_ledger(algo):
     at = app(timeout=120)
