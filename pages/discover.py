@@ -418,7 +418,9 @@ if pv:
                                         if c not in ("order",) and "(" not in c})
         labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
                   "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
-                  "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ (p-value units)",
+                  "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ ("
+                                           + {"z": "z", "p": "p-value", "g": "G-statistic"}.get(
+                                               res.params.get("scale"), "decision-scale") + " units)",
                   "sieve_noise_scale": "sieve query noise scale 4Δₘ/ε′", "examine_noise_scale": "examine noise scale 2Δ/ε",
                   "epsilon_floor": "CURATE's floor: smallest ε per test worth running"}
         extra = {labels[k]: v for k, v in pv.items() if k in labels}
