@@ -32,10 +32,16 @@ def json_text(obj) -> str:
     return json.dumps(obj, indent=2, default=plain)
 
 
+#: download buttons side by side in one row
+PER_ROW = 3
+
+
 def download_row(items, key: str) -> None:
     """One button per ``(label, kind, payload, file name)``; kind is csv (a table), json (an object), html (a
-    figure, titled by the label) or text (already rendered)."""
-    cols = st.columns(len(items))
+    figure, titled by the label) or text (already rendered). At most :data:`PER_ROW` buttons side by side (five in a
+    row cut their labels short on a 1400-px screen), the rest in rows below."""
+    per_row = min(len(items), PER_ROW)
+    cols = [c for start in range(0, len(items), per_row) for c in st.columns(per_row)]
     for i, (col, (label, kind, payload, fname)) in enumerate(zip(cols, items)):
         if kind == "csv":
             data, mime = csv_text(payload), "text/csv"
