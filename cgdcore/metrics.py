@@ -76,6 +76,16 @@ def every_pair_f1(truth) -> float:
     return 2.0 * true_adj / (true_adj + pairs) if pairs else 0.0
 
 
+def against_every_pair(f1: float, truth) -> str | None:
+    """How a skeleton F1 compares with :func:`every_pair_f1` (as printed, two decimals): "worse than" whenever it is
+    lower, "no better than" when level or at most 0.02 higher, else None."""
+    trivial = round(every_pair_f1(truth), 2)
+    f1 = round(float(f1), 2)
+    if f1 < trivial:
+        return "worse than"
+    return "no better than" if f1 <= trivial + 0.02 else None
+
+
 def edge_differences(a: np.ndarray, b: np.ndarray, names) -> list[dict[str, str]]:
     """The pairs whose edge differs between graphs ``a`` and ``b`` (their SHD, itemised): for each, both marks
     written as ``x → y``, ``x — y`` or ``none``, and what changed (``only in a``, ``only in b``, ``orientation``)."""

@@ -316,9 +316,19 @@ if pv and not pv.accounted:  # encrypted without differential privacy: nothing t
 if pv:
     guarantee_metrics(pv)
     guarantee_message(pv, res.dataset.n)
+    said_nothing = False
     for note in res.notes:
         if note.startswith("this run learned nothing"):
             st.warning(note[0].upper() + note[1:] + ".", icon=":material/block:")
+            said_nothing = True
+    if m and truth is not None and not said_nothing:
+        from cgdcore.metrics import against_every_pair, every_pair_f1
+
+        how = against_every_pair(m["skeleton_f1"], truth)
+        if how:
+            st.warning(f"Skeleton F1 {m['skeleton_f1']:.2f} is {how} linking every pair of variables (F1 "
+                       f"{every_pair_f1(truth):.2f}, a guess that uses no data): at this ε and number of rows the "
+                       "run's graph says little about the data.", icon=":material/block:")
     if res.result.stopped_early:
         st.warning(f"Stopped early: {res.result.stop_reason}.", icon=":material/savings:")
     diag = res.diagnostics()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from cgdcore import UserError
-from cgdcore.metrics import every_pair_f1
+from cgdcore.metrics import against_every_pair, every_pair_f1
 
 __all__ = ["Scenario", "Panel", "Outcome", "SCENARIOS", "CHOICES", "TOTAL_EPSILON", "TOTAL_EPSILON_MEANS", "run_scenario", "settings_for",
            "scenario_work"]
@@ -139,13 +139,10 @@ def _what_it_kept(d) -> str:
     return f"it kept {kept} of the {total} true connections and {false} false ones"
 
 
-def _verdict(d, trivial: float) -> str:
-    """What a private F1 means next to the every-pair baseline: 'worse than' whenever it is lower (as printed, two
-    decimals), 'no better than' only when it is level or at most 0.02 higher."""
-    f1 = round(_f1(d), 2)
-    if f1 < round(trivial, 2):
-        return " — worse than linking every pair"
-    return " — no better than linking every pair" if f1 <= round(trivial, 2) + 0.02 else ""
+def _verdict(d) -> str:
+    """What a private F1 means next to the every-pair baseline (:func:`cgdcore.metrics.against_every_pair`)."""
+    how = against_every_pair(_f1(d), d.dataset.truth)
+    return f" — {how} linking every pair" if how else ""
 
 
 def _epsilon_cost(s, progress) -> Outcome:
@@ -162,9 +159,9 @@ def _epsilon_cost(s, progress) -> Outcome:
     used = float(per_round.privacy.used_epsilon)
     trivial = every_pair_f1(ds.truth)
     headline = (f"With ε = {eps:g} as the whole budget, Gauss-PC reaches skeleton F1 {_f1(gauss):.2f}"
-                f"{_verdict(gauss, trivial)} (linking every pair: {trivial:.2f}; PC without privacy: {_f1(base):.2f}): "
+                f"{_verdict(gauss)} (linking every pair: {trivial:.2f}; PC without privacy: {_f1(base):.2f}): "
                 f"{_what_it_kept(gauss)}. Priv-PC within the same ε reaches {_f1(capped):.2f}"
-                f"{_verdict(capped, trivial)}. The paper's way — ε = {eps:g} on every round, no cap, p-values — gives "
+                f"{_verdict(capped)}. The paper's way — ε = {eps:g} on every round, no cap, p-values — gives "
                 f"Priv-PC F1 {_f1(per_round):.2f}, but all that run can promise is ε = {_eps(tot)}: the most rounds "
                 f"any run on data of this size could make (this one happened to use {_eps(used)}, a number that "
                 "depends on the data and guarantees nothing).")
@@ -193,7 +190,7 @@ def _local_vs_central(s, progress) -> Outcome:
 
     def said(name, d):
         tail = (" — it stopped before testing and kept every pair"
-                if d.privacy.releases == 0 and d.privacy.budget is not None else _verdict(d, trivial))
+                if d.privacy.releases == 0 and d.privacy.budget is not None else _verdict(d))
         return f"{name} {_f1(d):.2f}{tail}"
 
     if max(_f1(best), _f1(local)) < trivial + 0.1:

@@ -661,3 +661,19 @@ def test_comparison_row_names_each_kind_of_guarantee():
     assert local == "ε = 2 local DP per record (krr-cwise)"
     central = discover(ds, algo="gauss-pc", epsilon=1.0, seed=0).privacy
     assert _guarantee(central) == central.statement and "differentially private" in central.statement
+
+
+def test_a_private_run_no_better_than_linking_every_pair_says_so():
+    """SVT-PC at ε = 0.1 on Sachs keeps one wrong edge (skeleton F1 0.11): not "learned nothing" (an edge was
+    removed), but worse than the every-pair baseline (F1 0.47), and the page says so; at ε = 10 it does not."""
+    at = app(timeout=120)
+    at.query_params.update({"algo": "svt-pc", "ds": "sachs", "n": "20000", "eps": "0.1", "nseed": "0"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    said = [w.value for w in at.warning if "linking every pair of variables" in w.value]
+    assert len(said) == 1 and "worse than" in said[0] and "0.47" in said[0], said
+    at = app(timeout=120)
+    at.query_params.update({"algo": "svt-pc", "ds": "sachs", "n": "20000", "eps": "10", "nseed": "0"})
+    at.run()
+    assert at.session_state["discovery"].metrics["skeleton_f1"] > 0.6
+    assert not [w.value for w in at.warning if "linking every pair of variables" in w.value]
