@@ -338,19 +338,54 @@ def label_overlaps(boxes: np.ndarray, pad: float = 0.0) -> list[tuple[int, int]]
 
 
 # ------------------------------------------------------------------------------ plotly
-def _edge_path(p0, p1, bend: bool):
+def _edge_path(p0, p1, bend: bool, avoid: np.ndarray | None = None):
     """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers (or
     joins two nodes of one layer) bends sideways at its midpoint so it does not run through the nodes
-    in between. The bend is at most :data:`MAX_BEND` px."""
+    in between. The bend is at most :data:`MAX_BEND` px: to the right of the direction of travel by 0.18 of the
+    edge's length, else the first of left, right by MAX_BEND, left by MAX_BEND whose line passes behind none of
+    the boxes ``avoid`` ((x0, y0, x1, y1) rows: the other nodes' markers and labels), else the first."""
     (x0, y0), (x1, y1) = p0, p1
     if not bend:
         return [(x0, y0), (x1, y1)]
     dx, dy = x1 - x0, y1 - y0
     length = float(np.hypot(dx, dy)) or 1.0
     off = min(0.18 * length, MAX_BEND)
-    # perpendicular to the edge, always bending to the right of its direction of travel
-    mx, my = (x0 + x1) / 2 + off * dy / length, (y0 + y1) / 2 - off * dx / length
-    return [(x0, y0), (mx, my), (x1, y1)]
+    paths = []
+    for o in (off, -off, MAX_BEND, -MAX_BEND):
+        # perpendicular to the edge; a positive offset bends to the right of its direction of travel
+        mx, my = (x0 + x1) / 2 + o * dy / length, (y0 + y1) / 2 - o * dx / length
+        paths.append([(x0, y0), (mx, my), (x1, y1)])
+        if avoid is None or not len(avoid) or not _crosses(paths[-1], avoid):
+            return paths[-1]
+    return paths[0]
+
+
+def _crosses(pts, boxes: np.ndarray) -> bool:
+    """Whether the polyline ``pts`` passes through any of ``boxes`` (each segment clipped against every box,
+    Liang–Barsky)."""
+    b = np.asarray(boxes, dtype=float)
+    for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
+        lo, hi = np.zeros(len(b)), np.ones(len(b))
+        ok = np.ones(len(b), dtype=bool)
+        for p, q in ((x0 - x1, x0 - b[:, 0]), (x1 - x0, b[:, 2] - x0), (y0 - y1, y0 - b[:, 1]), (y1 - y0, b[:, 3] - y0)):
+            if p == 0:
+                ok &= q >= 0  # parallel to this side: inside its slab or never
+            elif p < 0:
+                lo = np.maximum(lo, q / p)
+            else:
+                hi = np.minimum(hi, q / p)
+        if (ok & (lo <= hi)).any():
+            return True
+    return False
+
+
+def _obstacles(lay: "GraphLayout", i: int, j: int) -> np.ndarray:
+    """The label boxes and marker squares of every node but ``i`` and ``j`` (what an edge i–j should not cross)."""
+    keep = np.ones(len(lay.xy), dtype=bool)
+    keep[[i, j]] = False
+    xy = lay.xy[keep]
+    markers = np.column_stack([xy[:, 0] - NODE_R, xy[:, 1] - NODE_R, xy[:, 0] + NODE_R, xy[:, 1] + NODE_R])
+    return np.concatenate([lay.boxes[keep], markers])
 
 
 #: the largest sideways bend of an edge that skips layers (px)
@@ -396,7 +431,7 @@ def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, lege
         for k in by_kind[kind]:
             r = rows[k]
             bend = abs(int(lay.layer[r.source]) - int(lay.layer[r.target])) != 1
-            pts = _edge_path(xy[r.source], xy[r.target], bend)
+            pts = _edge_path(xy[r.source], xy[r.target], bend, _obstacles(lay, r.source, r.target) if bend else None)
             if len(pts) > 2:
                 extent.append(pts[1][0])
             xs += [p[0] for p in pts] + [None]
@@ -741,7 +776,8 @@ def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
         if A[j, i] and j < i:  # an undirected pair is drawn once
             continue
         bend = abs(int(lay.layer[i]) - int(lay.layer[j])) != 1
-        pts = [(float(x), float(y)) for x, y in _edge_path(lay.xy[i], lay.xy[j], bend)]
+        pts = [(float(x), float(y)) for x, y in _edge_path(lay.xy[i], lay.xy[j], bend,
+                                                           _obstacles(lay, i, j) if bend else None)]
         if len(pts) > 2:
             xs.append(pts[1][0])
         (x0, y0), (x1, y1) = pts[-2], pts[-1]
