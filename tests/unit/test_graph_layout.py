@@ -129,7 +129,7 @@ def test_pyvis_boxes_do_not_overlap_and_the_view_is_fitted():
 @pytest.mark.parametrize("name", ["asia", "sachs"])
 def test_a_bent_edge_goes_round_the_labels_it_would_hide_behind(name):
     """An edge that skips a layer bends to whichever side (within MAX_BEND) passes behind no other node's marker or
-    label: Asia's bronc → dysp ran behind the 'either' label (it read as bronc → either), and two of Sachs's did
+    label: Asia's bronc → dysp ran behind the 'either' label (it read as bronc → either), and three of Sachs's did
     likewise. The figure and the SVG draw the same path."""
     from cgdcore.data import load_dataset
     from cgdcore.viz.graph import _crosses, _edge_path, _obstacles, graph_layout
