@@ -313,15 +313,13 @@ if pv and not pv.accounted:  # encrypted without differential privacy: nothing t
             "one statistic per test, and the learned graph itself is not private. The Encrypted page adds the DP "
             "variants.", icon=":material/lock:")
     pv = None
+nothing = next((n for n in res.notes if n.startswith("this run learned nothing")), None) if pv else None
 if pv:
     guarantee_metrics(pv)
     guarantee_message(pv, res.dataset.n)
-    said_nothing = False
-    for note in res.notes:
-        if note.startswith("this run learned nothing"):
-            st.warning(note[0].upper() + note[1:] + ".", icon=":material/block:")
-            said_nothing = True
-    if m and truth is not None and not said_nothing:
+    if nothing:
+        st.warning(nothing[0].upper() + nothing[1:] + ".", icon=":material/block:")
+    elif m and truth is not None:
         from cgdcore.metrics import against_every_pair, every_pair_f1
 
         how = against_every_pair(m["skeleton_f1"], truth)
@@ -348,8 +346,7 @@ else:
                "pairs; arc F1 = Priv-PC convention (directed edge tuples, undirected = both directions, against the "
                "true CPDAG); SHD between CPDAGs.")
 for note in res.notes:
-    shown = note in ds.notes or (pv and (note == (pv.noise or {}).get("note") or note.startswith("this run learned "
-                                                                                                 "nothing")))
+    shown = note in ds.notes or note == nothing or (pv and note == (pv.noise or {}).get("note"))
     if not shown:  # the dataset's notes, the noise's and "learned nothing" are shown above
         st.caption(f":material/info: {note}")
 
