@@ -129,6 +129,10 @@ def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_pat
         b_copy.write_bytes(a_csv.read_bytes())
         b.locator(FILE_INPUT).set_input_files(str(b_copy))
         expect(metric(b, "Dataset")).to_contain_text("dave_copy", timeout=60_000)
+        # the new run has drawn its metrics; until it has finished, the page still holds the previous run's download
+        # buttons (bob_own's result), so the download waits for the end of the run
+        b.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                         timeout=120_000)
         expect(b.get_by_text("Discovery complete")).to_be_visible(timeout=60_000)
         assert "alice_private" not in b.content()
         b.get_by_role("tab", name="Edges & downloads").click()
