@@ -130,12 +130,12 @@ def test_every_discover_algorithm_runs_with_its_defaults_fhe_pc_included():
     offered = at.sidebar.selectbox(key="algo").options
     assert set(offered) == set(ALGORITHMS) - set(SCORE_ALGORITHMS)  # the rest: test_private_algorithms_run...
     at = app(timeout=300)
-    at.query_params.update({"algo": "fhe-pc", "ds": "asia", "n": "3000", "maxord": "1"})  # two encrypted levels
+    at.query_params.update({"algo": "fhe-pc", "ds": "asia", "n": "3000", "maxord": "0"})  # one encrypted level
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     res = at.session_state["discovery"]
     assert res.algorithm == "fhe-pc" and res.params["mode"] == "warm" and res.metrics["skeleton_f1"] > 0
-    assert res.params["max_order"] == 1
+    assert res.params["max_order"] == 0
     assert any("without differential privacy" in i.value for i in at.info)
     assert "Privacy ledger" not in [t.label for t in at.tabs]
 

@@ -150,7 +150,7 @@ def test_encrypted_page_warm_run_in_browser(streamlit_server, browser):
 
     ctx = browser.new_context(viewport={"width": 1500, "height": 1400})
     page = ctx.new_page()
-    page.goto(streamlit_server + "/encrypted?fmode=warm&fn=5000&fmaxo=1", wait_until="domcontentloaded")
+    page.goto(streamlit_server + "/encrypted?fmode=warm&fn=5000&fmaxo=0", wait_until="domcontentloaded")
     wait_idle(page, 120_000)
     page.get_by_role("button", name="Run encrypted PC").click()
     metric = page.locator("[data-testid='stMetric']").filter(has_text="CI decisions = plaintext")
