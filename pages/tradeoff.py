@@ -168,7 +168,7 @@ if len(configs) > 600:
                "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
 
 from cgdcore.viz import sweep as vs  # noqa: E402
-from cgdcore.experiments import X_AXES  # noqa: E402
+from cgdcore.experiments import X_AXES, X_AXIS_NAMES  # noqa: E402
 
 # The chart's controls are drawn on every run, before any sweep has rows: a control that is not drawn keeps its
 # last value and hands it back when it reappears, so a preset chosen while no rows were shown was lost (the chart
@@ -176,7 +176,8 @@ from cgdcore.experiments import X_AXES  # noqa: E402
 # takes its value from the session (defaults, a preset, or the link) and every figure and export below is drawn from
 # what the controls return.
 opts = st.columns([3, 2, 2])
-x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=lambda k: X_AXES[k], **URL)
+x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=X_AXIS_NAMES.get, **URL,
+                           help="\n".join(f"- **{X_AXIS_NAMES[k]}**: {label}" for k, label in X_AXES.items()))
 clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", key="toclip", disabled=x_axis == "epsilon", **URL)
 metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func=lambda k: vs.METRICS[k], **URL)
 

@@ -96,7 +96,7 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
                   "how it is computed, and why": [a["note"] for a in acc.values()]},
                  hide_index=True, width="stretch", key=f"{key}_table",
                  # pixel widths: the name and the verdict are read whole; the explanation takes the rest
-                 column_config={"total": st.column_config.TextColumn(width=330),
+                 column_config={"total": st.column_config.TextColumn(width=380),
                                 "ε": st.column_config.TextColumn(width=80),
                                 "δ": st.column_config.TextColumn(width=70),
                                 "guarantee?": st.column_config.TextColumn(width=300),

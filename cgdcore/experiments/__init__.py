@@ -10,10 +10,11 @@ Usage::
 
 Presets reproducing the papers' figures and tables are in :mod:`cgdcore.experiments.presets`.
 """
-from cgdcore.experiments.results import COLUMNS, CONTRACT_COLUMNS, X_AXES, read_table, summarise, write_table
+from cgdcore.experiments.results import (COLUMNS, CONTRACT_COLUMNS, X_AXES, X_AXIS_NAMES, read_table, summarise,
+                                        write_table)
 from cgdcore.experiments.runner import BACKENDS, command_for, config_of, discover_kwargs, run_one, run_sweep
 from cgdcore.experiments.spec import AlgoSpec, RunConfig, SweepSpec, parse_algo, parse_epsilon_grid, split_labels
 
 __all__ = ["SweepSpec", "RunConfig", "AlgoSpec", "parse_algo", "parse_epsilon_grid", "split_labels", "run_sweep", "run_one",
-           "discover_kwargs", "command_for", "config_of", "BACKENDS", "COLUMNS", "CONTRACT_COLUMNS", "X_AXES", "read_table", "write_table",
-           "summarise"]
+           "discover_kwargs", "command_for", "config_of", "BACKENDS", "COLUMNS", "CONTRACT_COLUMNS", "X_AXES", "X_AXIS_NAMES",
+           "read_table", "write_table", "summarise"]

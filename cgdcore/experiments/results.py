@@ -20,8 +20,8 @@ from typing import Any, Iterable
 
 from cgdcore import UserError
 
-__all__ = ["COLUMNS", "CONTRACT_COLUMNS", "RULE_COLUMNS", "X_AXES", "to_frame", "write_table", "read_table",
-           "partial_path", "PartialWriter", "read_partial", "summarise", "row_key"]
+__all__ = ["COLUMNS", "CONTRACT_COLUMNS", "RULE_COLUMNS", "X_AXES", "X_AXIS_NAMES", "to_frame", "write_table",
+           "read_table", "partial_path", "PartialWriter", "read_partial", "summarise", "row_key"]
 
 CONTRACT_COLUMNS = ("dataset", "n", "algorithm", "epsilon", "epsilon_kind", "rep", "seed", "epsilon_total",
                     "delta_total", "skeleton_f1", "arc_f1", "shd", "n_ci_tests", "seconds")
@@ -43,6 +43,16 @@ X_AXES = {
     "eps_advanced": "advanced composition of the releases made (realised, not a guarantee)",
     "eps_pld": "privacy-loss distribution of the releases made (realised, not a guarantee)",
     "eps_paper": "the paper's own formula (as in paper, not a guarantee)",
+}
+#: the same axes named short enough for a select box (the chart's axis title is the full X_AXES label)
+X_AXIS_NAMES = {
+    "epsilon": "requested ε",
+    "epsilon_total": "guaranteed ε",
+    "eps_used": "ε the filter used (realised)",
+    "eps_basic": "Σε of the releases (realised)",
+    "eps_advanced": "advanced composition (realised)",
+    "eps_pld": "privacy-loss distribution (realised)",
+    "eps_paper": "the paper's formula (as in paper)",
 }
 
 

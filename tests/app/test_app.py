@@ -443,7 +443,7 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     """A finished sweep, then preset privpc-fig1 trimmed back to it (served from the cache): the controls
     said 'advanced composition', [1, 100] and 'arc F1' while the chart drew skeleton F1 against the guaranteed total,
     unclipped (the controls took the preset's values but handed back their old ones)."""
-    from cgdcore.experiments import X_AXES
+    from cgdcore.experiments import X_AXES, X_AXIS_NAMES
     from cgdcore.viz.sweep import METRICS
 
     small = {"tods": ["cancer"], "ton": 2000, "toalg": ["priv-pc", "svt-pc"], "toeps": "logspace:-2:1.5:21",
@@ -452,6 +452,11 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     at.button(key="togo").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert _utility_chart(at)[:2] == (X_AXES["epsilon_total"], METRICS["skeleton_f1"])
+    # the select box names each axis short enough to be read whole in its column; its help and the chart's axis
+    # title give the full label
+    axis = at.selectbox(key="tox")
+    assert axis.options == list(X_AXIS_NAMES.values()) and max(map(len, axis.options)) <= 36
+    assert all(label in axis.help for label in X_AXES.values())
     at.selectbox(key="topre").set_value("privpc-fig1").run()
     assert not any("ignored" in w.value for w in at.warning)  # the preset changed the linked settings on purpose
     for k in ("tods", "toalg"):
