@@ -20,6 +20,7 @@ import html as _html
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -280,6 +281,22 @@ class GraphLayout:
     width: float
     height: float
 
+    @cached_property
+    def bands(self) -> dict[float, list[tuple[float, float]]]:
+        """Per row of nodes (its y): the x intervals its markers and labels cover, widened by
+        :data:`ROUTE_MARGIN`, merged and sorted (what an edge passing through the row must avoid)."""
+        out: dict[float, list[tuple[float, float]]] = {}
+        for y in np.unique(self.xy[:, 1]):
+            on = np.flatnonzero(self.xy[:, 1] == y)
+            merged: list[list[float]] = []
+            for a, b in sorted(zip(self.xy[on, 0] - NODE_R - ROUTE_MARGIN, self.boxes[on, 2] + ROUTE_MARGIN)):
+                if merged and a <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], float(b))
+                else:
+                    merged.append([float(a), float(b)])
+            out[float(y)] = [(a, b) for a, b in merged]
+        return out
+
 
 def graph_layout(graph: np.ndarray, names, max_row_px: float = MAX_ROW_PX, sweeps: int = 8) -> GraphLayout:
     """Label-aware layered layout: the order of :func:`layered_layout`, spaced in px so that no two labels
@@ -338,45 +355,81 @@ def label_overlaps(boxes: np.ndarray, pad: float = 0.0) -> list[tuple[int, int]]
 
 
 # ------------------------------------------------------------------------------ plotly
-def _edge_path(p0, p1, bend: bool, avoid: np.ndarray | None = None):
-    """Points of an edge's polyline: straight between adjacent layers; an edge that skips layers (or
-    joins two nodes of one layer) bends sideways at its midpoint so it does not run through the nodes
-    in between. The bend is at most :data:`MAX_BEND` px: to the right of the direction of travel by 0.18 of the
-    edge's length, else the first of left, right by MAX_BEND, left by MAX_BEND whose line passes behind none of
-    the boxes ``avoid`` ((x0, y0, x1, y1) rows: the other nodes' markers and labels), else the first."""
+def _bends(p0, p1) -> list[list[tuple[float, float]]]:
+    """The one-bend paths from p0 to p1, in order of preference: bent at the midpoint to the right of the direction
+    of travel by 0.18 of the edge's length (at most :data:`MAX_BEND`), to the left by as much, then right and left
+    by MAX_BEND."""
     (x0, y0), (x1, y1) = p0, p1
-    if not bend:
-        return [(x0, y0), (x1, y1)]
     dx, dy = x1 - x0, y1 - y0
     length = float(np.hypot(dx, dy)) or 1.0
     off = min(0.18 * length, MAX_BEND)
-    paths = []
-    for o in (off, -off, MAX_BEND, -MAX_BEND):
-        # perpendicular to the edge; a positive offset bends to the right of its direction of travel
-        mx, my = (x0 + x1) / 2 + o * dy / length, (y0 + y1) / 2 - o * dx / length
-        paths.append([(x0, y0), (mx, my), (x1, y1)])
-        if avoid is None or not len(avoid) or not _crosses(paths[-1], avoid):
-            return paths[-1]
-    return paths[0]
+    # perpendicular to the edge; a positive offset bends to the right of its direction of travel
+    return [[(x0, y0), ((x0 + x1) / 2 + o * dy / length, (y0 + y1) / 2 - o * dx / length), (x1, y1)]
+            for o in (off, -off, MAX_BEND, -MAX_BEND)]
+
+
+def _edge_path(p0, p1, bend: bool, avoid: np.ndarray | None = None):
+    """Points of an edge's polyline: straight, or (``bend``) the first of :func:`_bends` whose line passes behind
+    none of the boxes ``avoid`` ((x0, y0, x1, y1) rows: the other nodes' markers and labels), else the first."""
+    if not bend:
+        return [tuple(p0), tuple(p1)]
+    paths = _bends(p0, p1)
+    if avoid is None or not len(avoid):
+        return paths[0]
+    return next((c for c in paths if not _crosses(c, avoid)), paths[0])
+
+
+def _clips(x0: float, y0: float, x1: float, y1: float, box) -> bool:
+    """Whether the segment (x0, y0)–(x1, y1) meets ``box`` (x0, y0, x1, y1): Liang–Barsky clipping."""
+    lo, hi = 0.0, 1.0
+    for p, q in ((x0 - x1, x0 - box[0]), (x1 - x0, box[2] - x0), (y0 - y1, y0 - box[1]), (y1 - y0, box[3] - y0)):
+        if p == 0:
+            if q < 0:  # parallel to this side and outside its slab
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+        if lo > hi:
+            return False
+    return True
+
+
+def _crossed(pts, boxes: np.ndarray) -> np.ndarray:
+    """Which of ``boxes`` the polyline ``pts`` passes through (the boxes that meet its bounding box, each clipped
+    against every segment)."""
+    boxes = np.asarray(boxes, dtype=float)
+    P = np.asarray(pts, dtype=float)
+    (ax, ay), (bx, by) = P.min(axis=0), P.max(axis=0)
+    hit = np.zeros(len(boxes), dtype=bool)
+    near = np.flatnonzero((boxes[:, 0] <= bx) & (boxes[:, 2] >= ax) & (boxes[:, 1] <= by) & (boxes[:, 3] >= ay))
+    if len(near) * (len(P) - 1) <= 24:  # a few pairs: one by one, without numpy's overhead per call
+        seg = [(float(a[0]), float(a[1]), float(b[0]), float(b[1])) for a, b in zip(P[:-1], P[1:])]
+        for k in near:
+            box = boxes[k].tolist()
+            hit[k] = any(_clips(*sg, box) for sg in seg)
+        return hit
+    # many: every segment against every box at once, on a segments × boxes grid
+    b = boxes[near]
+    x0, y0, x1, y1 = P[:-1, 0:1], P[:-1, 1:2], P[1:, 0:1], P[1:, 1:2]
+    lo = np.zeros((len(P) - 1, len(b)))
+    hi = np.ones_like(lo)
+    ok = np.ones(lo.shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for p, q in ((x0 - x1, x0 - b[:, 0]), (x1 - x0, b[:, 2] - x0), (y0 - y1, y0 - b[:, 1]),
+                     (y1 - y0, b[:, 3] - y0)):
+            p = np.broadcast_to(p, lo.shape)
+            r = q / p
+            ok &= (p != 0) | (q >= 0)
+            lo = np.where(p < 0, np.maximum(lo, r), lo)
+            hi = np.where(p > 0, np.minimum(hi, r), hi)
+    hit[near] = (ok & (lo <= hi)).any(axis=0)
+    return hit
 
 
 def _crosses(pts, boxes: np.ndarray) -> bool:
-    """Whether the polyline ``pts`` passes through any of ``boxes`` (each segment clipped against every box,
-    Liang–Barsky)."""
-    b = np.asarray(boxes, dtype=float)
-    for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
-        lo, hi = np.zeros(len(b)), np.ones(len(b))
-        ok = np.ones(len(b), dtype=bool)
-        for p, q in ((x0 - x1, x0 - b[:, 0]), (x1 - x0, b[:, 2] - x0), (y0 - y1, y0 - b[:, 1]), (y1 - y0, b[:, 3] - y0)):
-            if p == 0:
-                ok &= q >= 0  # parallel to this side: inside its slab or never
-            elif p < 0:
-                lo = np.maximum(lo, q / p)
-            else:
-                hi = np.minimum(hi, q / p)
-        if (ok & (lo <= hi)).any():
-            return True
-    return False
+    """Whether the polyline ``pts`` passes through any of ``boxes``."""
+    return bool(_crossed(pts, boxes).any())
 
 
 def _obstacles(lay: "GraphLayout", i: int, j: int) -> np.ndarray:
@@ -386,6 +439,63 @@ def _obstacles(lay: "GraphLayout", i: int, j: int) -> np.ndarray:
     xy = lay.xy[keep]
     markers = np.column_stack([xy[:, 0] - NODE_R, xy[:, 1] - NODE_R, xy[:, 0] + NODE_R, xy[:, 1] + NODE_R])
     return np.concatenate([lay.boxes[keep], markers])
+
+
+#: clear space kept between an edge routed through a row and the markers and labels of that row (px)
+ROUTE_MARGIN = 5.0
+
+
+def _through_rows(lay: "GraphLayout", p0, p1, stubs: bool = False) -> list[tuple[float, float]]:
+    """Points of a path from p0 to p1 through the gaps of every row of nodes strictly between them, like the dummy
+    nodes of a layered drawing: where the straight line would cross a row's band (its markers and labels, plus
+    :data:`ROUTE_MARGIN`) behind a node, or leave its gap inside the band, the path crosses the band vertically at
+    the nearest clear x. ``stubs``: also leave p0 and reach p1 vertically across their own rows' bands (a steep
+    edge otherwise clips the labels beside its ends)."""
+    (x0, y0), (x1, y1) = p0, p1
+    h = LABEL_H / 2 + ROUTE_MARGIN / 2
+    down = y1 < y0
+    sign = -1.0 if down else 1.0
+    inner = [y for y in lay.bands if min(y0, y1) + 1e-6 < y < max(y0, y1) - 1e-6]
+    pts: list[tuple[float, float]] = [(x0, y0 + sign * h)] if stubs else []
+    for y in sorted(inner, reverse=down):
+        u = (y - y0) / (y1 - y0)
+        x = x0 + u * (x1 - x0)
+        slack = abs((x1 - x0) / (y1 - y0)) * h  # how far the line moves sideways inside the band
+        merged = lay.bands[y]
+        if not any(a < x + slack and x - slack < b for a, b in merged):
+            continue  # the line crosses this band in the clear
+        hit = next(((a, b) for a, b in merged if a < x < b), None)
+        if hit is not None:
+            x = hit[0] if x - hit[0] <= hit[1] - x else hit[1]
+        pts += [(float(x), float(y - sign * h)), (float(x), float(y + sign * h))]
+    if stubs:
+        pts.append((x1, y1 - sign * h))
+    return pts
+
+
+def edge_route(lay: "GraphLayout", i: int, j: int) -> list[tuple[float, float]]:
+    """The polyline of edge i–j, the one route the figure and the SVG both draw: the first of these that passes
+    behind no other node's marker or label — straight (nodes of adjacent layers), through the gaps of the rows in
+    between (:func:`_through_rows`), bent once sideways (:func:`_edge_path`) — else the one crossing fewest."""
+    p0, p1 = (float(lay.xy[i, 0]), float(lay.xy[i, 1])), (float(lay.xy[j, 0]), float(lay.xy[j, 1]))
+    avoid = _obstacles(lay, i, j)
+
+    def candidates():
+        if abs(int(lay.layer[i]) - int(lay.layer[j])) == 1:
+            yield [p0, p1]
+        via = _through_rows(lay, p0, p1)
+        if via:
+            yield [p0, *via, p1]
+        yield from _bends(p0, p1)
+        yield [p0, *_through_rows(lay, p0, p1, stubs=True), p1]
+
+    tried = []
+    for c in candidates():
+        crossed = int(_crossed(c, avoid).sum())
+        if not crossed:
+            return c
+        tried.append((crossed, len(tried), c))
+    return min(tried)[2]
 
 
 #: the largest sideways bend of an edge that skips layers (px)
@@ -430,10 +540,8 @@ def _edge_traces(fig, rows, lay: GraphLayout, names, row, col, show_legend, lege
         xs, ys, hx, hy, ht, ax, ay, at = [], [], [], [], [], [], [], []
         for k in by_kind[kind]:
             r = rows[k]
-            bend = abs(int(lay.layer[r.source]) - int(lay.layer[r.target])) != 1
-            pts = _edge_path(xy[r.source], xy[r.target], bend, _obstacles(lay, r.source, r.target) if bend else None)
-            if len(pts) > 2:
-                extent.append(pts[1][0])
+            pts = edge_route(lay, r.source, r.target)
+            extent += [p[0] for p in pts[1:-1]]
             xs += [p[0] for p in pts] + [None]
             ys += [p[1] for p in pts] + [None]
             for q in _points_along(pts):
@@ -761,7 +869,7 @@ def plotly_text(s) -> str:
 
 def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
     """The graph ``dag`` as one static SVG (no script, no plotly): the layout of :func:`graph_layout`, edges in the
-    "true" style with arrowheads on directed edges (the bends of :func:`_edge_path`), every name escaped as XML
+    "true" style with arrowheads on directed edges (the routes of :func:`edge_route`), every name escaped as XML
     text, and each node's parents and children in its tooltip (``<title>``). A page that only shows a graph draws
     it at once, with nothing for the browser to load or lay out but the SVG itself."""
     names = [str(v) for v in names]
@@ -775,11 +883,8 @@ def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
     for i, j in zip(*np.nonzero(A)):
         if A[j, i] and j < i:  # an undirected pair is drawn once
             continue
-        bend = abs(int(lay.layer[i]) - int(lay.layer[j])) != 1
-        pts = [(float(x), float(y)) for x, y in _edge_path(lay.xy[i], lay.xy[j], bend,
-                                                           _obstacles(lay, i, j) if bend else None)]
-        if len(pts) > 2:
-            xs.append(pts[1][0])
+        pts = edge_route(lay, i, j)
+        xs += [p[0] for p in pts[1:-1]]
         (x0, y0), (x1, y1) = pts[-2], pts[-1]
         gap = (NODE_R + 2.0) / (float(np.hypot(x1 - x0, y1 - y0)) or 1.0)
         if not A[j, i]:  # stop the line at the node's rim, where its arrowhead points
