@@ -447,9 +447,9 @@ ROUTE_MARGIN = 5.0
 
 def _through_rows(lay: "GraphLayout", p0, p1, stubs: bool = False) -> list[tuple[float, float]]:
     """Points of a path from p0 to p1 through the gaps of every row of nodes strictly between them, like the dummy
-    nodes of a layered drawing: where the straight line would cross a row's band (its markers and labels, plus
-    :data:`ROUTE_MARGIN`) behind a node, or leave its gap inside the band, the path crosses the band vertically at
-    the nearest clear x. ``stubs``: also leave p0 and reach p1 vertically across their own rows' bands (a steep
+    nodes of a layered drawing: heading straight for p1 from where it is, where the line would cross a row's band
+    (its markers and labels, plus :data:`ROUTE_MARGIN`) behind a node, or leave its gap inside the band, the path
+    crosses the band vertically at the nearest clear x. ``stubs``: also leave p0 and reach p1 vertically across their own rows' bands (a steep
     edge otherwise clips the labels beside its ends)."""
     (x0, y0), (x1, y1) = p0, p1
     h = LABEL_H / 2 + ROUTE_MARGIN / 2
@@ -457,17 +457,25 @@ def _through_rows(lay: "GraphLayout", p0, p1, stubs: bool = False) -> list[tuple
     sign = -1.0 if down else 1.0
     inner = [y for y in lay.bands if min(y0, y1) + 1e-6 < y < max(y0, y1) - 1e-6]
     pts: list[tuple[float, float]] = [(x0, y0 + sign * h)] if stubs else []
+    cx, cy = pts[-1] if pts else (x0, y0)  # where the path is: it heads from here straight for its end
+    ex, ey = (x1, y1 - sign * h) if stubs else (x1, y1)
+    clear = None  # where the line leaves the last band it crossed in the clear
     for y in sorted(inner, reverse=down):
-        u = (y - y0) / (y1 - y0)
-        x = x0 + u * (x1 - x0)
-        slack = abs((x1 - x0) / (y1 - y0)) * h  # how far the line moves sideways inside the band
+        x = cx + (y - cy) / (ey - cy) * (ex - cx)
+        slack = abs((ex - cx) / (ey - cy)) * h  # how far the line moves sideways inside the band
         merged = lay.bands[y]
         if not any(a < x + slack and x - slack < b for a, b in merged):
+            out = y + sign * h
+            clear = (float(cx + (out - cy) / (ey - cy) * (ex - cx)), float(out))
             continue  # the line crosses this band in the clear
+        if clear is not None:  # keep the line as it was through the bands before: turn only after the last one
+            pts.append(clear)
+            clear = None
         hit = next(((a, b) for a, b in merged if a < x < b), None)
         if hit is not None:
             x = hit[0] if x - hit[0] <= hit[1] - x else hit[1]
         pts += [(float(x), float(y - sign * h)), (float(x), float(y + sign * h))]
+        cx, cy = pts[-1]
     if stubs:
         pts.append((x1, y1 - sign * h))
     return pts
