@@ -78,6 +78,7 @@ def test_a_run_stopped_before_its_first_test_says_so_once_and_draws_no_empty_cha
     assert res.result.n_ci_tests == 0 and res.result.stopped_early
     said = [e.value for e in list(at.warning) + list(at.caption) + list(at.info) if "learned nothing" in e.value]
     assert len(said) == 1, said
+    assert "every true edge shows as found" in said[0]  # its graph draws the true edges as found: say why
     assert any("The run made no release" in c.value for c in at.caption)
     statuses = []
 
