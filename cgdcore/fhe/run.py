@@ -151,9 +151,9 @@ class RunMemory:
         self._stop = None
 
     def start(self) -> "RunMemory":
-        import gc
-
-        gc.collect()  # garbage from earlier work is not this run's
+        # no full garbage collection first: in a process holding many objects (the app's server, a test session)
+        # it held the interpreter lock for up to ~0.3 s, five times per Demo hospitals scenario; the Encrypted
+        # page's runs start in a fresh process, which has no earlier garbage to count
         self.baseline = self.peak = _rss_mb()
         if self.baseline is None:
             return self
