@@ -83,14 +83,21 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def installed_components_scanned_once():
-    """AppTest scans every installed distribution's metadata for Streamlit components on each run (~0.06 s; a real
-    server scans once, at start-up). Nothing is installed during a test session, so the scan's answer is kept."""
+def apptest_start_up_once():
+    """What a real server does once, at start-up, AppTest does on every run: scan every installed distribution's
+    metadata for Streamlit components (~0.06 s), and parse and compile app.py and the page afresh (a new script
+    cache per run; the pages' magic-command rewrite parses them in Python). Nothing is installed and no script
+    changes during a test session, so the scan's answer and one script cache are kept."""
     from streamlit.components.v2 import manifest_scanner
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
 
     found = manifest_scanner.scan_component_manifests()
+    scripts = ScriptCache()
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(manifest_scanner, "scan_component_manifests", lambda: list(found))
+        mp.setattr(app_test, "ScriptCache", lambda: scripts)
+        mp.setattr(local_script_runner, "ScriptCache", lambda: scripts)
         yield
 
 
