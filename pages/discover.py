@@ -5,7 +5,7 @@ import streamlit as st
 
 from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
-from cgdcore.exports import csv_text, markdown_literal
+from cgdcore.exports import csv_text, figure_html, markdown_literal
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
@@ -15,7 +15,7 @@ from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
-from ui.downloads import file_writer, ledger_table
+from ui.downloads import ledger_table
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
 
@@ -442,8 +442,8 @@ if pv:
                        "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
         led = res.ledger
         if led is not None:
-            st.download_button("Download every release (CSV)", lambda: csv_text(ledger_table(led)), "ledger.csv",
-                               "text/csv", on_click="ignore", key="dl_ledger", icon=":material/download:")
+            st.download_button("Download every release (CSV)", csv_text(ledger_table(led)), "ledger.csv", "text/csv",
+                               on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
         st.caption(f"Diagnostics — {res.diagnostics()['note'] if res.diagnostics() else 'computed from the exact data'}"
@@ -503,10 +503,10 @@ with tab_log:
                                 for c in ("p-value", "statistic", "released", "sensitivity", "noise", "noisy value",
                                           "threshold", "ε charged")})
     l1, l2 = st.columns(2)
-    l1.download_button("CI-test trace (CSV)", lambda: csv_text(pd.DataFrame(records).assign(
+    l1.download_button("CI-test trace (CSV)", csv_text(pd.DataFrame(records).assign(
         S=[" ".join(r["S"]) for r in records])), "ci_test_trace.csv", "text/csv",
         on_click="ignore", key="dl_log", icon=":material/download:")
-    l2.download_button("CI-test trace (JSON)", lambda: json.dumps(records, indent=1), "ci_test_trace.json",
+    l2.download_button("CI-test trace (JSON)", json.dumps(records, indent=1), "ci_test_trace.json",
                        "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")
 
 with tab_edges:
@@ -519,14 +519,13 @@ with tab_edges:
     if missing:
         st.caption("Missing true edges: " + ", ".join(f"{names[r.source]}–{names[r.target]}" for r in missing))
     d1, d2, d3, d4 = st.columns(4)
-    # each file is written when its button is clicked (ui/downloads.py)
-    d1.download_button("Edge list (CSV)", lambda: viz.edge_list_csv(rows, names), "edges.csv", "text/csv",
+    d1.download_button("Edge list (CSV)", viz.edge_list_csv(rows, names), "edges.csv", "text/csv",
                        on_click="ignore", key="dl_csv", icon=":material/download:")
-    d2.download_button("Result (JSON)", lambda: json.dumps(res.to_json(), indent=2), "result.json",
-                       "application/json", on_click="ignore", key="dl_json", icon=":material/download:")
-    d3.download_button("Graph (DOT)", lambda: viz.to_dot(res.cpdag, truth, names, evidence=evidence), "graph.dot",
+    d2.download_button("Result (JSON)", json.dumps(res.to_json(), indent=2), "result.json", "application/json",
+                       on_click="ignore", key="dl_json", icon=":material/download:")
+    d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names, evidence=evidence), "graph.dot",
                        "text/vnd.graphviz", on_click="ignore", key="dl_dot", icon=":material/download:")
-    d4.download_button("Graph figure (HTML)", file_writer("html", fig, f"{res.algorithm} on {res.dataset.name}"),
+    d4.download_button("Graph figure (HTML)", figure_html(fig, f"{res.algorithm} on {res.dataset.name}"),
                        "graph.html", "text/html", on_click="ignore", key="dl_fig", icon=":material/download:")
 
 with tab_data:

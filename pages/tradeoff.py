@@ -6,8 +6,8 @@ import streamlit as st
 
 from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
+from cgdcore.exports import csv_text, figure_html
 from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
-from ui.downloads import file_writer
 from ui.priority import not_drawing
 
 route_through_app()
@@ -275,21 +275,17 @@ with tab_s:
                    if any(q["metric"] == "seconds" for q in paper) else ""))
 with tab_tab:
     st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360)
+    import io
 
-    def parquet() -> bytes:
-        import io
-
-        buf = io.BytesIO()
-        table.to_parquet(buf, index=False)
-        return buf.getvalue()
-
+    buf = io.BytesIO()
+    table.to_parquet(buf, index=False)
     d1, d2, d3 = st.columns(3)
     # a download needs no rerun of the page
-    d1.download_button("Table (CSV)", file_writer("csv", table), f"sweep-{spec.key}.csv", "text/csv",
-                       key="todl_csv", on_click="ignore")
-    d2.download_button("Table (Parquet)", parquet, f"sweep-{spec.key}.parquet", "application/octet-stream",
+    d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv",
+                       on_click="ignore")
+    d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
                        key="todl_pq", on_click="ignore")
-    d3.download_button("Utility figure (HTML)", file_writer("html", figs["utility"], "Privacy-utility trade-off"),
+    d3.download_button("Utility figure (HTML)", figure_html(figs["utility"], "Privacy-utility trade-off"),
                        f"tradeoff-{spec.key}.html", "text/html", key="todl_html", on_click="ignore")
     from cgdcore.experiments import command_for, config_of
 

@@ -39,22 +39,17 @@ PER_ROW = 3
 def download_row(items, key: str) -> None:
     """One button per ``(label, kind, payload, file name)``; kind is csv (a table), json (an object), html (a
     figure, titled by the label) or text (already rendered). At most :data:`PER_ROW` buttons side by side (five in a
-    row cut their labels short on a 1400-px screen), the rest in rows below. Each file is written when its button is
-    clicked (a figure's HTML inlines plotly.js: 5 MB and ~30 ms per figure on every page run, otherwise)."""
+    row cut their labels short on a 1400-px screen), the rest in rows below."""
     per_row = min(len(items), PER_ROW)
     cols = [c for start in range(0, len(items), per_row) for c in st.columns(per_row)]
     for i, (col, (label, kind, payload, fname)) in enumerate(zip(cols, items)):
-        mime = {"csv": "text/csv", "json": "application/json", "html": "text/html"}.get(kind, "text/plain")
-        col.download_button(label, file_writer(kind, payload, label), fname, mime, key=f"{key}_{i}",
-                            on_click="ignore", icon=":material/download:")
-
-
-def file_writer(kind: str, payload, title: str = ""):
-    """What a download button calls when clicked: the file of ``payload`` as ``kind`` (csv, json, html or text)."""
-    if kind == "csv":
-        return lambda: csv_text(payload)
-    if kind == "json":
-        return lambda: json_text(payload)
-    if kind == "html":
-        return lambda: figure_html(payload, title)
-    return lambda: payload
+        if kind == "csv":
+            data, mime = csv_text(payload), "text/csv"
+        elif kind == "json":
+            data, mime = json_text(payload), "application/json"
+        elif kind == "html":
+            data, mime = figure_html(payload, label), "text/html"
+        else:
+            data, mime = payload, "text/plain"
+        col.download_button(label, data, fname, mime, key=f"{key}_{i}", on_click="ignore",
+                            icon=":material/download:")
