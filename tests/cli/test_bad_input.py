@@ -414,18 +414,17 @@ def _stop_before_the_data(*args, **kwargs):
 
 @pytest.mark.parametrize("case,value,whole_flow", list(_url_params()))
 def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, monkeypatch):
+    import ui.common
+
     page, base, key, _, (kind, good), done = case
     at = app()
     at.switch_page(page)
-    # a value that only has to be refused needs no run (the setting's first bad value runs the whole flow): the link
-    # is checked around the page's controls, before any data are loaded, so Discover's manual mode stops there and
-    # the other pages stop where they would load the data
-    manual = {"auto": "false"} if not whole_flow and page == "pages/discover.py" else {}
-    if not whole_flow and page != "pages/discover.py":
-        import ui.common
-
-        monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
-    at.query_params.update({**base, key: value, **manual})
+    # the link is checked around the page's controls, before any data are loaded: the run with the refused value
+    # stops where the page would load the data (the setting's first bad value then runs the whole flow with the good
+    # value; the others only have to be refused)
+    load = ui.common.load_dataset
+    monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
+    at.query_params.update({**base, key: value})
     at.run()
     no_exception(at)
     _refused(at, key, value)
@@ -441,6 +440,7 @@ def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, 
         assert str(widget.value) != value
     if not whole_flow:
         return
+    monkeypatch.setattr(ui.common, "load_dataset", load)
     widget.set_value(good).run()
     no_exception(at)
     assert not _input_errors(at), [e.value for e in at.error]
@@ -455,8 +455,12 @@ def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, 
     ("pages/budget.py", "beps", {"bds": "asia", "bn": "5000"}),
 ], ids=["discover", "score", "budget"])
 @pytest.mark.parametrize("value", [0.0, -1.0, float("nan"), float("inf"), 1e300])
-def test_app_typed_epsilon_out_of_range_is_not_taken(page, key, params, value):
-    """Typing: the browser keeps a number input within its bounds; a value sent anyway is not taken either."""
+def test_app_typed_epsilon_out_of_range_is_not_taken(page, key, params, value, monkeypatch):
+    """Typing: the browser keeps a number input within its bounds; a value sent anyway is not taken either (the
+    controls come before the data: the runs stop where the page would load them)."""
+    import ui.common
+
+    monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
     at = app()
     at.switch_page(page)
     at.query_params.update(params)
