@@ -368,17 +368,6 @@ def _bends(p0, p1) -> list[list[tuple[float, float]]]:
             for o in (off, -off, MAX_BEND, -MAX_BEND)]
 
 
-def _edge_path(p0, p1, bend: bool, avoid: np.ndarray | None = None):
-    """Points of an edge's polyline: straight, or (``bend``) the first of :func:`_bends` whose line passes behind
-    none of the boxes ``avoid`` ((x0, y0, x1, y1) rows: the other nodes' markers and labels), else the first."""
-    if not bend:
-        return [tuple(p0), tuple(p1)]
-    paths = _bends(p0, p1)
-    if avoid is None or not len(avoid):
-        return paths[0]
-    return next((c for c in paths if not _crosses(c, avoid)), paths[0])
-
-
 def _clips(x0: float, y0: float, x1: float, y1: float, box) -> bool:
     """Whether the segment (x0, y0)–(x1, y1) meets ``box`` (x0, y0, x1, y1): Liang–Barsky clipping."""
     lo, hi = 0.0, 1.0
@@ -449,8 +438,8 @@ def _through_rows(lay: "GraphLayout", p0, p1, stubs: bool = False) -> list[tuple
     """Points of a path from p0 to p1 through the gaps of every row of nodes strictly between them, like the dummy
     nodes of a layered drawing: heading straight for p1 from where it is, where the line would cross a row's band
     (its markers and labels, plus :data:`ROUTE_MARGIN`) behind a node, or leave its gap inside the band, the path
-    crosses the band vertically at the nearest clear x. ``stubs``: also leave p0 and reach p1 vertically across their own rows' bands (a steep
-    edge otherwise clips the labels beside its ends)."""
+    crosses the band vertically at the nearest clear x. ``stubs``: also leave p0 and reach p1 vertically across
+    their own rows' bands (a steep edge otherwise clips the labels beside its ends)."""
     (x0, y0), (x1, y1) = p0, p1
     h = LABEL_H / 2 + ROUTE_MARGIN / 2
     down = y1 < y0
@@ -484,7 +473,8 @@ def _through_rows(lay: "GraphLayout", p0, p1, stubs: bool = False) -> list[tuple
 def edge_route(lay: "GraphLayout", i: int, j: int) -> list[tuple[float, float]]:
     """The polyline of edge i–j, the one route the figure and the SVG both draw: the first of these that passes
     behind no other node's marker or label — straight (nodes of adjacent layers), through the gaps of the rows in
-    between (:func:`_through_rows`), bent once sideways (:func:`_edge_path`) — else the one crossing fewest."""
+    between (:func:`_through_rows`), bent once sideways (:func:`_bends`), through the gaps leaving and reaching its
+    nodes vertically — else the one crossing the fewest boxes."""
     p0, p1 = (float(lay.xy[i, 0]), float(lay.xy[i, 1])), (float(lay.xy[j, 0]), float(lay.xy[j, 1]))
     avoid = _obstacles(lay, i, j)
 
