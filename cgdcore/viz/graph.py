@@ -368,37 +368,14 @@ def _bends(p0, p1) -> list[list[tuple[float, float]]]:
             for o in (off, -off, MAX_BEND, -MAX_BEND)]
 
 
-def _clips(x0: float, y0: float, x1: float, y1: float, box) -> bool:
-    """Whether the segment (x0, y0)–(x1, y1) meets ``box`` (x0, y0, x1, y1): Liang–Barsky clipping."""
-    lo, hi = 0.0, 1.0
-    for p, q in ((x0 - x1, x0 - box[0]), (x1 - x0, box[2] - x0), (y0 - y1, y0 - box[1]), (y1 - y0, box[3] - y0)):
-        if p == 0:
-            if q < 0:  # parallel to this side and outside its slab
-                return False
-        elif p < 0:
-            lo = max(lo, q / p)
-        else:
-            hi = min(hi, q / p)
-        if lo > hi:
-            return False
-    return True
-
-
 def _crossed(pts, boxes: np.ndarray) -> np.ndarray:
-    """Which of ``boxes`` the polyline ``pts`` passes through (the boxes that meet its bounding box, each clipped
-    against every segment)."""
+    """Which of ``boxes`` the polyline ``pts`` passes through: the boxes that meet its bounding box, clipped against
+    every segment at once (Liang–Barsky on a segments × boxes grid)."""
     boxes = np.asarray(boxes, dtype=float)
     P = np.asarray(pts, dtype=float)
     (ax, ay), (bx, by) = P.min(axis=0), P.max(axis=0)
     hit = np.zeros(len(boxes), dtype=bool)
     near = np.flatnonzero((boxes[:, 0] <= bx) & (boxes[:, 2] >= ax) & (boxes[:, 1] <= by) & (boxes[:, 3] >= ay))
-    if len(near) * (len(P) - 1) <= 24:  # a few pairs: one by one, without numpy's overhead per call
-        seg = [(float(a[0]), float(a[1]), float(b[0]), float(b[1])) for a, b in zip(P[:-1], P[1:])]
-        for k in near:
-            box = boxes[k].tolist()
-            hit[k] = any(_clips(*sg, box) for sg in seg)
-        return hit
-    # many: every segment against every box at once, on a segments × boxes grid
     b = boxes[near]
     x0, y0, x1, y1 = P[:-1, 0:1], P[:-1, 1:2], P[1:, 0:1], P[1:, 1:2]
     lo = np.zeros((len(P) - 1, len(b)))
