@@ -136,10 +136,13 @@ def test_hostile_column_names_stay_text_everywhere(streamlit_server, browser, tm
     for k, name in enumerate(NAMES[:4]):
         box = graph.locator("g.trace.scatter").filter(has=page.locator("g.textpoint")).locator("path.point").nth(
             k).bounding_box()
+        hovers = graph.locator(".hoverlayer .hovertext")
+        # leave the last node first, so the label read below is this node's, not the previous one still on screen
+        page.mouse.move(0, 0)
+        expect(hovers).to_have_count(0, timeout=5_000)
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        hover = graph.locator(".hoverlayer .hovertext").first
-        expect(hover).to_be_attached(timeout=5_000)
-        assert name in hover.text_content().replace("\n", "") and hover.locator("a").count() == 0
+        expect(hovers.first).to_be_attached(timeout=5_000)
+        assert name in hovers.first.text_content().replace("\n", "") and hovers.first.locator("a").count() == 0
     assert_clean(page, dialogs, "plotly graph and its hover labels")
 
     # the interactive view: every node's box label and tooltip, every edge's tooltip, are text
