@@ -1,12 +1,13 @@
 """The oracle policy's compiled batch (:class:`cgdcore.pc.OraclePolicy`): the candidate separating sets of one
-node and order, and the first that d-separates a neighbour."""
+node and order, and the first that d-separates a neighbour. The d-connected nodes of 64 candidate sets at a time come
+from one bit-parallel reachable-nodes search (:func:`connected_block`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from cgdcore.jit import njit
 
-from cgdcore.graph.kernels import reachable_kernel
+_BLOCK = 64  # candidate sets per bit-parallel search (bits of a uint64)
 
 
 @njit(cache=True, nogil=True)
@@ -34,17 +35,91 @@ def subsets(members, order):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def first_separating(x, combos, reach, have, y, seen, has_seen, adjacent, pptr, pidx, cptr,
+def connected_block(x, combos, start, stop, rtopo, pptr, pidx, cptr, cidx, out):  # pragma: no cover - compiled
+    """``out[v]`` bit j set iff v is d-connected to x given ``combos[start + j]`` (j < stop − start ≤ 64).
+
+    The reachable-nodes search of Koller & Friedman (2009), Alg. 3.1 (as :func:`cgdcore.graph.kernels.
+    reachable_kernel`), run for up to 64 conditioning sets at once: every node holds one bit per set for "reached
+    moving up" (from a child) and "moving down" (from a parent), and only bits new to a node are passed on, so each
+    (node, direction, set) is expanded once, as in the one-set search. A trail passes a non-collider v only if v ∉ S
+    and a collider v only if v is in S or an ancestor of S (``opened``: S's bits passed up from children to parents,
+    children first, ``rtopo`` being a reverse topological order)."""
+    d = pptr.shape[0] - 1
+    zero = np.uint64(0)
+    in_s = np.zeros(d, np.uint64)
+    for j in range(stop - start):
+        bit = np.uint64(1) << np.uint64(j)
+        for i in range(combos.shape[1]):
+            in_s[combos[start + j, i]] |= bit
+    opened = in_s.copy()
+    for t in range(d):
+        v = rtopo[t]
+        if opened[v] != zero:
+            for k in range(pptr[v], pptr[v + 1]):
+                opened[pidx[k]] |= opened[v]
+    n = stop - start
+    full = ~zero if n == 64 else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    up = np.zeros(d, np.uint64)
+    down = np.zeros(d, np.uint64)
+    new_up = np.zeros(d, np.uint64)
+    new_down = np.zeros(d, np.uint64)
+    queued = np.zeros(d, np.uint8)
+    stack = np.empty(d, np.int64)
+    up[x] = full
+    new_up[x] = full
+    stack[0] = x
+    queued[x] = 1
+    top = 1
+    while top:
+        top -= 1
+        v = stack[top]
+        queued[v] = 0
+        a = new_up[v]
+        b = new_down[v]
+        new_up[v] = zero
+        new_down[v] = zero
+        to_parents = (a & ~in_s[v]) | (b & opened[v])  # up through a non-collider; a collider opened by S
+        to_children = (a | b) & ~in_s[v]               # down through a non-collider
+        if to_parents != zero:
+            for k in range(pptr[v], pptr[v + 1]):
+                p = pidx[k]
+                fresh = to_parents & ~up[p]
+                if fresh != zero:
+                    up[p] |= fresh
+                    new_up[p] |= fresh
+                    if not queued[p]:
+                        queued[p] = 1
+                        stack[top] = p
+                        top += 1
+        if to_children != zero:
+            for k in range(cptr[v], cptr[v + 1]):
+                c = cidx[k]
+                fresh = to_children & ~down[c]
+                if fresh != zero:
+                    down[c] |= fresh
+                    new_down[c] |= fresh
+                    if not queued[c]:
+                        queued[c] = 1
+                        stack[top] = c
+                        top += 1
+    for v in range(d):
+        out[v] = (up[v] | down[v]) & ~in_s[v]
+    out[x] = zero
+
+
+@njit(cache=True, nogil=True)
+def first_separating(x, combos, conn, have, y, seen, has_seen, adjacent, rtopo, pptr, pidx, cptr,
                      cidx):  # pragma: no cover - compiled
     """Index of the first subset (in order) that excludes y, was not already asked from y's
     side (S ⊆ ``seen``, a node mask, when ``has_seen``) and d-separates x and y; -1 if none.
     Also returns how many subsets were asked.
 
-    ``reach[r]`` (the nodes d-connected to x given ``combos[r]``) is computed the first time a y
-    needs it and marked in ``have``, so later neighbours of the same x reuse it. When x and y are
-    adjacent in the DAG (``adjacent``) no subset separates them and nothing is computed."""
+    ``conn[r // 64]`` (bit r % 64 of each node: d-connected to x given ``combos[r]``) is computed for a block of 64
+    subsets the first time a y needs one of them and marked in ``have``, so later neighbours of the same x reuse it.
+    When x and y are adjacent in the DAG (``adjacent``) no subset separates them and nothing is computed."""
     asked = 0
-    for r in range(combos.shape[0]):
+    m = combos.shape[0]
+    for r in range(m):
         skip = False
         inside = True
         for i in range(combos.shape[1]):
@@ -61,9 +136,10 @@ def first_separating(x, combos, reach, have, y, seen, has_seen, adjacent, pptr, 
         asked += 1
         if adjacent:
             continue
-        if have[r] == 0:
-            reach[r] = reachable_kernel(x, combos[r], pptr, pidx, cptr, cidx)
-            have[r] = 1
-        if reach[r, y] == 0:
+        blk = r // 64
+        if have[blk] == 0:
+            connected_block(x, combos, blk * 64, min(m, blk * 64 + 64), rtopo, pptr, pidx, cptr, cidx, conn[blk])
+            have[blk] = 1
+        if (conn[blk, y] >> np.uint64(r % 64)) & np.uint64(1) == np.uint64(0):
             return r, asked
     return -1, asked

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cgdcore import UserError
-from cgdcore.graph import DSeparation
+from cgdcore.graph import DSeparation, topological_order
 
 
 class Decision(NamedTuple):
@@ -119,8 +119,9 @@ class OraclePolicy(Policy):
     """Perfect CI decisions: d-separation in a known DAG (statistic/p are 1 or 0).
 
     Besides ``decide`` it offers ``first_separating`` for the engine's batched path (stable
-    skeleton without a trace): for a fixed x and order, the reachable set of each candidate S is
-    computed in compiled code the first time a neighbour y needs it and reused for the others. A y
+    skeleton without a trace): for a fixed x and order, the nodes d-connected to x given each candidate S are
+    computed in compiled code, 64 sets per bit-parallel search, the first time a neighbour y needs one of them, and
+    reused for the others. A y
     adjacent to x in the DAG is d-connected to x given every S (the edge is an active trail), so
     for it only the sets asked are counted.
     """
@@ -131,6 +132,7 @@ class OraclePolicy(Policy):
     def __init__(self, dag: np.ndarray):
         self.dsep = DSeparation(dag)
         self._adjacent = self.dsep.dag | self.dsep.dag.T
+        self._rtopo = np.array(topological_order(self.dsep.dag)[::-1], dtype=np.int64)  # children before parents
         self._batch_key = None
         self._batch = None
 
@@ -147,14 +149,15 @@ class OraclePolicy(Policy):
         if key != self._batch_key:
             combos = subsets(np.asarray(adj_x, dtype=np.int64), order)
             d = len(ds._pptr) - 1
-            self._batch = combos, np.empty((len(combos), d), np.uint8), np.zeros(len(combos), np.uint8)
+            blocks = -(-len(combos) // 64)
+            self._batch = combos, np.empty((blocks, d), np.uint64), np.zeros(blocks, np.uint8)
             self._batch_key = key
             self._mask = np.zeros(d, dtype=np.uint8)
-        combos, reach, have = self._batch
+        combos, conn, have = self._batch
         mask = self._mask
         mask[:] = 0
         if seen is not None:
             mask[list(seen)] = 1
-        r, asked = first_separating(x, combos, reach, have, y, mask, seen is not None, bool(self._adjacent[x, y]),
-                                    ds._pptr, ds._pidx, ds._cptr, ds._cidx)
+        r, asked = first_separating(x, combos, conn, have, y, mask, seen is not None, bool(self._adjacent[x, y]),
+                                    self._rtopo, ds._pptr, ds._pidx, ds._cptr, ds._cidx)
         return (None if r < 0 else tuple(int(v) for v in combos[r])), int(asked)

@@ -52,6 +52,34 @@ def test_dsep_matches_networkx():
             assert ds.is_separated(int(x), int(y), S) == nx.is_d_separator(G, {int(x)}, {int(y)}, set(S))
 
 
+def test_bit_parallel_search_answers_as_the_one_set_search():
+    """The oracle batch's 64-sets-at-once search (:func:`cgdcore.pc.kernels.connected_block`) gives, for every set
+    of a block (a full block of 64 and a partial last one), exactly the one-set search's d-connected nodes."""
+    from cgdcore.graph import topological_order
+    from cgdcore.graph.kernels import reachable_kernel
+    from cgdcore.pc.kernels import connected_block, subsets
+
+    rng = np.random.default_rng(7)
+    for d, p in ((12, 0.25), (12, 0.5), (14, 0.2)):
+        for _ in range(6):
+            dag = random_dag(d, p, rng)
+            ds = DSeparation(dag)
+            rtopo = np.array(topological_order(dag)[::-1], dtype=np.int64)
+            x = int(rng.integers(d))
+            others = np.array([v for v in range(d) if v != x], dtype=np.int64)
+            for order in (1, 2, 3):
+                combos = subsets(others, order)  # 11, 55, 165 sets (13, 78, 286 for d = 14)
+                for start in range(0, len(combos), 64):
+                    stop = min(len(combos), start + 64)
+                    out = np.zeros(d, np.uint64)
+                    connected_block(x, combos, start, stop, rtopo, ds._pptr, ds._pidx, ds._cptr, ds._cidx, out)
+                    for j in range(stop - start):
+                        one = reachable_kernel(x, combos[start + j], ds._pptr, ds._pidx, ds._cptr, ds._cidx)
+                        bits = (out >> np.uint64(j)) & np.uint64(1)
+                        assert np.array_equal(bits.astype(np.uint8), one), (d, x, combos[start + j])
+                    assert not (out >> np.uint64(stop - start)).any() or stop - start == 64  # no bit past the block
+
+
 def test_chickering_cpdag_equals_equivalence_class_union():
     rng = np.random.default_rng(2)
     for _ in range(40):
