@@ -98,7 +98,7 @@ def test_the_plain_sampler_option_reaches_the_run_and_its_command(capsys):
 def test_dask_backend_on_a_local_cluster_gives_the_same_table(small_table):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address="127.0.0.1:0") as cluster:
         df = run_sweep(SMALL, backend="dask", scheduler=cluster.scheduler_address)
     _same(small_table, df)
 

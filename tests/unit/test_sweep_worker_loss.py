@@ -19,7 +19,7 @@ def test_a_worker_killed_mid_sweep_loses_no_row_and_duplicates_none(tmp_path):
     out = tmp_path / "res.csv"
     killed, partial_at_end = [], []
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
 
         def kill_a_busy_worker_after_the_first_row(done, total, eta, row):
             if row is not None and not killed:
