@@ -231,9 +231,9 @@ class Federation:
         checkpoint()
         pub = self._keys.public_bytes()
         checkpoint()
-        self._owner_ctx = ckks.public_context(pub)  # other owners encrypt with the public key
-        checkpoint()
-        self._server_ctx = ckks.public_context(pub)
+        # the other owners (who encrypt) and the server (who evaluates) hold the same public context, without the
+        # secret key; parsed once here, where all parties run in one process
+        self._owner_ctx = self._server_ctx = ckks.public_context(pub)
         self.report["seconds"]["keygen"] += time.perf_counter() - t
         self.report["bytes"]["public_context"] = len(pub)
         self.report["ckks"] = params.describe()
