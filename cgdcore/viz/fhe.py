@@ -39,9 +39,10 @@ def time_figure(seconds: dict):
     for key, label, colour, hatch in PHASES:
         v = float(seconds.get(key, 0.0))
         fig.add_bar(y=["run"], x=[v], name=label, orientation="h", marker_color=colour,
-                    marker_pattern=dict(shape=hatch, fgcolor="#FFFFFF", size=8, solidity=0.35),
+                    marker_pattern=dict(shape=hatch, fgcolor="#FFFFFF", bgcolor=colour, size=8, solidity=0.35),
                     marker_line=dict(color="#FFFFFF", width=1.5),
                     hovertemplate=f"<b>{label}</b>: %{{x:.2f}} s<extra></extra>")
     fig.update_layout(barmode="stack", height=210, margin=dict(l=10, r=10, t=10, b=10),
-                      xaxis_title="seconds", yaxis_visible=False)
+                      xaxis_title="seconds", yaxis_visible=False,
+                      legend_traceorder="normal")  # the phases' order, left to right (plotly reverses stacks)
     return theme(fig, legend_y=-0.75)

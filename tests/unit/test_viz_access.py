@@ -131,6 +131,12 @@ def check_figure(fig, where: str):
             assert t.legendgroup in groups_with_hover, f"{where}: edge lines of {t.name} have no hover twin"
             continue
         assert _has_hover(t), f"{where}: trace {t.name!r} ({t.type}) has no hover text"
+        if t.type == "bar" and t.marker.pattern.shape and (t.marker.pattern.fillmode or "replace") == "replace" \
+                and t.marker.pattern.bgcolor is None:
+            # plotly's "replace" fill draws only the hatch: on a transparent ground in the hatch colour, which
+            # defaults to the bar's colour (a hatch of white on the white page is an invisible bar)
+            fg = t.marker.pattern.fgcolor
+            assert fg is None or P.contrast_ratio(fg) > 1.5, f"{where}: bar {t.name!r} is a {fg} hatch on nothing"
         if t.type == "scatter" and "lines" in (t.mode or "lines") and t.line.width is not None:
             assert t.line.width >= 2.0, f"{where}: {t.name!r} line {t.line.width}px"
     lay = fig.layout
