@@ -25,6 +25,7 @@ data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine no
 """)
 
 from cgdcore import viz
+from cgdcore.viz.palette import LEGEND_BELOW, theme  # noqa: E402  (projector-size type, dark axis titles)
 from ui import teach  # noqa: E402
 
 
@@ -124,8 +125,8 @@ def ci_test():
     fig.add_vline(x=r.statistic, line_dash="dash", line_color="#D55E00",
                   annotation_text=f"G = {r.statistic:.2f}")
     fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="statistic",
-                      yaxis_title="density", legend=dict(orientation="h", y=-0.3))
-    st.plotly_chart(fig, width="stretch", key="lcifig")
+                      yaxis_title="density", legend=LEGEND_BELOW)
+    st.plotly_chart(theme(fig), width="stretch", key="lcifig")
     st.latex(r"G = 2\sum_{s}\sum_{x,y} O_{xys}\ln\frac{O_{xys}}{E_{xys}},\quad E_{xys} = \frac{O_{x\cdot s}O_{\cdot ys}}"
              r"{O_{\cdot\cdot s}},\quad p = P\big(\chi^2_{\text{dof}} \ge G\big)")
     st.caption("The p-value is how surprising the data would be if X and Y were independent given S. PC calls the pair "
@@ -168,7 +169,7 @@ def noise_near_threshold():
     fig.add_vline(x=0.05, line_dash="dot", annotation_text="α = 0.05", annotation_position="top right")
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="true p-value of the test",
                       yaxis_title="chance the noise flips the decision", yaxis_range=[0, 0.52])
-    c2.plotly_chart(fig, width="stretch", key="lflipfig")
+    c2.plotly_chart(theme(fig), width="stretch", key="lflipfig")
     c1.metric("p-value sensitivity Δ", f"{sens:.2e}")
     c1.metric("Laplace scale Δ/ε", f"{scale:.2e}")
     st.latex(r"\tilde p = p + \mathrm{Lap}(\Delta/\epsilon),\qquad P(\text{flip}) = \tfrac12\, e^{-|p-\alpha|\,\epsilon/\Delta}")
@@ -213,8 +214,8 @@ def budget_per_order():
                         hovertemplate="plan before order 0<br>%{x}: ε per test %{y:.4f}<extra></extra>")
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
                       yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1),
-                      legend=dict(orientation="h", y=-0.2))
-    c2.plotly_chart(fig, width="stretch", key="lallocfig")
+                      legend=LEGEND_BELOW)
+    c2.plotly_chart(theme(fig), width="stretch", key="lallocfig")
     c1.markdown("**Skeleton F1** against the true graph")
     m1, m2, m3 = c1.columns(3)
     m1.metric("PC", f"{base.metrics['skeleton_f1']:.2f}", help="non-private PC, Kendall test")
@@ -289,7 +290,7 @@ def sieve_and_examine():
                                         hovertemplate="%{value} tests<extra></extra>")))
     fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10), font=dict(size=14, color="#111111"))
     fig.update_traces(textfont=dict(color="#111111", size=14))
-    c2.plotly_chart(fig, width="stretch", key="lsievefig")
+    c2.plotly_chart(theme(fig), width="stretch", key="lsievefig")
     c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
     c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv.subsample_rows:,} rows")
     c1.metric("flips vs noise-free (sieve / examine)", f"{flow['flipped_sieve']} / {flow['flipped_examine']}")
@@ -409,9 +410,10 @@ def _f1_against_epsilon(series, ceilings=()):
     for i, (value, label) in enumerate(ceilings):
         fig.add_hline(y=value, line=dict(color=line(i)["color"], dash="dot", width=2), annotation_text=label,
                       annotation_position="bottom right" if i == 0 else "top right")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10), xaxis=dict(title="total ε", type="log"),
-                      yaxis=dict(title="skeleton F1 (Sachs, n = 100,000)", range=[0, 1.05]),
-                      legend=dict(orientation="h", y=-0.3))
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10),
+                      xaxis=dict(title="total ε", type="log", dtick=1),
+                      yaxis=dict(title="skeleton F1 (Sachs)", range=[0, 1.05]),
+                      legend=LEGEND_BELOW)
     return fig
 
 
@@ -433,7 +435,7 @@ def why_the_p_value_wastes_budget():
                [r for r in comp if r["algorithm"] == a and r["scale"] == sc])
               for a in ("laplace-pc", "svt-pc") for sc in ("p", "z")]
     fig = _f1_against_epsilon(series)
-    c2.plotly_chart(fig, width="stretch", key="lscalefig")
+    c2.plotly_chart(theme(fig), width="stretch", key="lscalefig")
     st.latex(r"p = 1 - \Phi(|z|):\ \text{margin} \le \alpha\qquad\text{vs}\qquad |z| + \text{noise} \le c,\ "
              r"c = z_\alpha\sqrt{1+\sigma^2}\ \text{(Gaussian noise of s.d. } \sigma)")
     st.caption("Same data, same algorithms, same total ε, only the scale changed (mean of noise seeds 0–2: a "
@@ -466,7 +468,7 @@ def which_statistic():
     tests = (("kendall", "Gauss-PC, Kendall τ", "Kendall"), ("g2", "Gauss-PC, G statistic", "G-test"))
     fig = _f1_against_epsilon([(name, [r for r in comp["rows"] if r["test"] == t]) for t, name, _ in tests],
                               ceilings=[(ceiling[t], f"PC without noise, {short}") for t, _, short in tests])
-    c2.plotly_chart(fig, width="stretch", key="lstatfig")
+    c2.plotly_chart(theme(fig), width="stretch", key="lstatfig")
     st.latex(r"\Delta\tilde z_{\text{Kendall}} < \frac{9}{\sqrt n}\qquad\qquad \Delta G \le 4\,[\,n\ln n-(n-1)\ln(n-1)\,]"
              r"\le 4(\ln n+1)")
     st.caption("Same data, same algorithm (Gauss-PC), same total ε; only the statistic changed (mean of noise seeds "

@@ -45,4 +45,4 @@ def time_figure(seconds: dict):
     fig.update_layout(barmode="stack", height=210, margin=dict(l=10, r=10, t=10, b=10),
                       xaxis_title="seconds", yaxis_visible=False,
                       legend_traceorder="normal")  # the phases' order, left to right (plotly reverses stacks)
-    return theme(fig, legend_y=-0.75)
+    return theme(fig)

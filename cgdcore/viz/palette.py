@@ -130,14 +130,24 @@ def rgba(hex_colour: str, a: float) -> str:
 
 
 # -------------------------------------------------------------------------------- theme
-def theme(fig, *, legend_below: bool = True, legend_y: float = -0.22):
-    """The shared look: projector-size fonts everywhere (ticks, axis titles, legend, hover, annotations)."""
+#: a horizontal legend at the foot of the figure, under the x-axis title: placed in the figure's frame ("container"),
+#: so plotly's automargin keeps the plot and its axis title above it. Placed in the plot's frame (a negative y) it
+#: was left where the figure's first width put it: Streamlit draws a chart at one width and then at its column's,
+#: and a legend that had wrapped at the first ended up over the x-axis title at the second.
+LEGEND_BELOW = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0)
+
+
+def theme(fig, *, legend_below: bool = True, legend_y: float | None = None):
+    """The shared look: projector-size fonts everywhere (ticks, axis titles, legend, hover, annotations); the legend
+    at the figure's foot (:data:`LEGEND_BELOW`), or ``legend_y`` (plot fractions) under a plot of fixed size."""
     fig.update_layout(font=dict(size=FONT_SIZE, family=FONT_FAMILY, color=TEXT),
                       hoverlabel=dict(font=dict(size=FONT_SIZE, color=TEXT), bgcolor="white", namelength=-1,
                                       align="left"),
                       legend=dict(font=dict(size=FONT_SIZE)),
                       title_font_size=TITLE_SIZE)
-    if legend_below:
+    if legend_below and legend_y is None:
+        fig.update_layout(legend=LEGEND_BELOW)
+    elif legend_below:
         fig.update_layout(legend=dict(orientation="h", yanchor="top", y=legend_y, x=0))
     # explicit colours: Streamlit's chart theme otherwise greys axis titles and ticks (too faint on a projector)
     axis = dict(tickfont=dict(size=FONT_SIZE, color="#333333"), title_font=dict(size=AXIS_TITLE_SIZE, color=TEXT))

@@ -20,11 +20,11 @@ __all__ = ["noise_rows", "noise_threshold_figure", "ledger_totals_figure", "STAT
 
 
 def _layout(fig, height=340, **kw):
-    """Shared look: projector-size type (:func:`cgdcore.viz.palette.theme`), legend under the plot (so it
-    never collides with the title), below the x-axis title."""
+    """Shared look: projector-size type (:func:`cgdcore.viz.palette.theme`), legend at the foot (so it never
+    collides with the title), below the x-axis title."""
     fig.update_layout(height=height + 80, margin=dict(l=10, r=10, t=56 if "title" in kw else 24, b=10), **kw)
     # after the titles: a title given as a string replaces the whole title object, font included
-    return theme(fig, legend_y=-0.2 - 40 / max(height, 200))
+    return theme(fig)
 
 
 def _curve(x, y, name: str, i: int, x_label: str, y_label: str, *, dash: str | None = None, fmt: str = ".4~g",
