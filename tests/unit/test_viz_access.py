@@ -141,6 +141,10 @@ def check_figure(fig, where: str):
             assert t.line.width >= 2.0, f"{where}: {t.name!r} line {t.line.width}px"
     lay = fig.layout
     assert lay.font.size and lay.font.size >= 14, f"{where}: base font {lay.font.size}"
+    if lay.legend.y is not None and lay.legend.y < 0 and not (isinstance(lay.meta, dict) and "layout" in lay.meta):
+        # under the plot, placed in the plot's frame: plotly leaves it where the first width put it, over the x-axis
+        # title once Streamlit redraws the chart at its column's width (the graph figures' plots have a fixed size)
+        assert lay.legend.yref == "container", f"{where}: legend under the plot placed in the plot's frame"
     assert lay.legend.font.size is None or lay.legend.font.size >= 14, where
     assert lay.hoverlabel.font.size is None or lay.hoverlabel.font.size >= 14, where
     for a in lay.annotations:
