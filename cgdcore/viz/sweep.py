@@ -42,8 +42,12 @@ _rgba = rgba
 
 
 def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, float] | None = None,
-                  paper: list[dict] | None = None, log_y: bool = False, title: str | None = None):
+                  paper: list[dict] | None = None, log_y: bool = False, title: str | None = None,
+                  axis_title: str | None = None):
     """``metric`` (mean ± sd band) vs the summary's x, one panel per dataset, log x-axis.
+
+    ``x_label`` names the x in the title and the hover; ``axis_title`` (default ``x_label``) is written under each
+    panel, where a long label would run into the next panel's.
 
     ``summary``: :func:`cgdcore.experiments.summarise` output. Non-private rows (no ε) are drawn as
     dotted horizontal reference lines. ``x_range`` keeps only points whose mean x lies inside
@@ -120,7 +124,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                                       "line": {"width": 3, "color": st["color"]}},
                             hovertemplate=f"paper's reported value for {p['algorithm']} on {ds}: "
                                           "%{y:.4g}<extra></extra>", row=r, col=c)
-    fig.update_xaxes(type="log", dtick=1, title_text=x_label)  # ticks at powers of 10
+    fig.update_xaxes(type="log", dtick=1, title_text=axis_title or x_label)  # ticks at powers of 10
     if log_y:
         fig.update_yaxes(type="log", dtick=1)  # labels only at powers of ten: plotly draws the 2s and 5s small
     fig.update_yaxes(title_text=METRICS.get(metric, metric), col=1)

@@ -435,9 +435,11 @@ def _values(v):
 
 
 def _utility_chart(at):
+    """(x-axis title, y-axis title, x of the points, chart title) of the Trade-off page's utility chart."""
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     xs = [x for t in spec["data"] if t.get("mode") == "lines+markers" for x in _values(t["x"])]
-    return spec["layout"]["xaxis"]["title"]["text"], spec["layout"]["yaxis"]["title"]["text"], xs
+    lay = spec["layout"]
+    return lay["xaxis"]["title"]["text"], lay["yaxis"]["title"]["text"], xs, lay["title"]["text"]
 
 
 def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_link():
@@ -452,9 +454,11 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     at = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, "tojobs": "1"})
     at.button(key="togo").click().run()
     assert not at.exception, [e.message for e in at.exception]
-    assert _utility_chart(at)[:2] == (X_AXES["epsilon_total"], METRICS["skeleton_f1"])
-    # the select box names each axis short enough to be read whole in its column; its help and the chart's axis
-    # title give the full label
+    x_title, y_title, _, title = _utility_chart(at)
+    assert (x_title, y_title) == (X_AXIS_NAMES["epsilon_total"], METRICS["skeleton_f1"])
+    assert X_AXES["epsilon_total"] in title
+    # the select box and the axis under each panel name each axis short enough to be read whole; the select box's
+    # help and the chart's title give the full label
     axis = at.selectbox(key="tox")
     assert axis.options == list(X_AXIS_NAMES.values()) and max(map(len, axis.options)) <= 36
     assert all(label in axis.help for label in X_AXES.values())
@@ -467,8 +471,8 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert {m.label: m.value for m in at.metric}["Already computed"] == "42"  # the same sweep, from the cache
-    x_title, y_title, xs = _utility_chart(at)
-    assert (x_title, y_title) == (X_AXES["eps_advanced"], METRICS["arc_f1"])
+    x_title, y_title, xs, title = _utility_chart(at)
+    assert (x_title, y_title) == (X_AXIS_NAMES["eps_advanced"], METRICS["arc_f1"]) and X_AXES["eps_advanced"] in title
     assert xs and all(1.0 <= x <= 100.0 for x in xs)
     assert at.selectbox(key="tox").value == "eps_advanced" and at.toggle(key="toclip").value
     assert at.selectbox(key="tometric").value == "arc_f1"
