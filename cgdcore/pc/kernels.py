@@ -35,6 +35,24 @@ def subsets(members, order):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _pass_on(bits, idx, lo, hi, reached, new, queued, stack, top):  # pragma: no cover - compiled
+    """Give each node ``idx[lo:hi]`` (a CSR row: the parents or the children of one node) the ``bits`` it has not been reached with yet (in one direction: ``reached``, and
+    ``new`` until it is expanded), queueing it if it is not; returns the stack's new top."""
+    zero = np.uint64(0)
+    for k in range(lo, hi):
+        w = idx[k]
+        fresh = bits & ~reached[w]
+        if fresh != zero:
+            reached[w] |= fresh
+            new[w] |= fresh
+            if not queued[w]:
+                queued[w] = 1
+                stack[top] = w
+                top += 1
+    return top
+
+
+@njit(cache=True, nogil=True)
 def connected_block(x, combos, start, stop, rtopo, pptr, pidx, cptr, cidx, out):  # pragma: no cover - compiled
     """``out[v]`` bit j set iff v is d-connected to x given ``combos[start + j]`` (j < stop − start ≤ 64).
 
@@ -81,27 +99,9 @@ def connected_block(x, combos, start, stop, rtopo, pptr, pidx, cptr, cidx, out):
         to_parents = (a & ~in_s[v]) | (b & opened[v])  # up through a non-collider; a collider opened by S
         to_children = (a | b) & ~in_s[v]               # down through a non-collider
         if to_parents != zero:
-            for k in range(pptr[v], pptr[v + 1]):
-                p = pidx[k]
-                fresh = to_parents & ~up[p]
-                if fresh != zero:
-                    up[p] |= fresh
-                    new_up[p] |= fresh
-                    if not queued[p]:
-                        queued[p] = 1
-                        stack[top] = p
-                        top += 1
+            top = _pass_on(to_parents, pidx, pptr[v], pptr[v + 1], up, new_up, queued, stack, top)
         if to_children != zero:
-            for k in range(cptr[v], cptr[v + 1]):
-                c = cidx[k]
-                fresh = to_children & ~down[c]
-                if fresh != zero:
-                    down[c] |= fresh
-                    new_down[c] |= fresh
-                    if not queued[c]:
-                        queued[c] = 1
-                        stack[top] = c
-                        top += 1
+            top = _pass_on(to_children, cidx, cptr[v], cptr[v + 1], down, new_down, queued, stack, top)
     for v in range(d):
         out[v] = (up[v] | down[v]) & ~in_s[v]
     out[x] = zero
