@@ -25,7 +25,7 @@ data), **Budget** (CURATE's per-order allocation, Priv-PC's sieve-and-examine no
 """)
 
 from cgdcore import viz
-from cgdcore.viz.palette import LEGEND_BELOW, theme  # noqa: E402  (projector-size type, dark axis titles)
+from cgdcore.viz import teach as viz_teach  # noqa: E402
 from ui import teach  # noqa: E402
 
 
@@ -111,22 +111,11 @@ def ci_test():
     m3.metric("p-value", f"{r.p_value:.4g}" if r.p_value > 0 else "< 1e-300",
               help="0 in double precision: the data are far beyond what independence would produce")
     m4.metric("decision at α = 0.05", "independent" if r.p_value >= 0.05 else "dependent")
-    import plotly.graph_objects as go
     from scipy.stats import chi2
 
     dof = max(int(r.dof), 1)
-    hi = max(chi2.isf(1e-4, dof), r.statistic * 1.1)
-    xs = np.linspace(0, hi, 400)
-    fig = go.Figure(go.Scatter(x=xs, y=chi2.pdf(xs, dof), mode="lines", name=f"χ²({dof}) under independence",
-                               line={"color": "#0072B2"}))
-    tail = xs >= r.statistic
-    fig.add_scatter(x=xs[tail], y=chi2.pdf(xs[tail], dof), fill="tozeroy", mode="none", name="p-value (tail area)",
-                    fillcolor="rgba(213,94,0,0.35)")
-    fig.add_vline(x=r.statistic, line_dash="dash", line_color="#D55E00",
-                  annotation_text=f"G = {r.statistic:.2f}")
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="statistic",
-                      yaxis_title="density", legend=LEGEND_BELOW)
-    st.plotly_chart(theme(fig), width="stretch", key="lcifig")
+    xs = np.linspace(0, max(chi2.isf(1e-4, dof), r.statistic * 1.1), 400)
+    st.plotly_chart(viz_teach.ci_test_figure(xs, chi2.pdf(xs, dof), r.statistic, dof), width="stretch", key="lcifig")
     st.latex(r"G = 2\sum_{s}\sum_{x,y} O_{xys}\ln\frac{O_{xys}}{E_{xys}},\quad E_{xys} = \frac{O_{x\cdot s}O_{\cdot ys}}"
              r"{O_{\cdot\cdot s}},\quad p = P\big(\chi^2_{\text{dof}} \ge G\big)")
     st.caption("The p-value is how surprising the data would be if X and Y were independent given S. PC calls the pair "
@@ -160,16 +149,9 @@ def noise_near_threshold():
 
     sens = p_sensitivity(KENDALL_PUBLIC_C / math.sqrt(n), "one")
     scale = sens / eps
-    gaps = np.linspace(-0.05, 0.1, 401)  # p from 0 to 0.15 around α = 0.05
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Scatter(x=0.05 + gaps, y=teach.flip_probability(0.05 + gaps, 0.05, scale), mode="lines",
-                               line={"color": "#D55E00"}, name="P(decision flips)",
-                               hovertemplate="p = %{x:.3f}<br>P(flip) = %{y:.3f}<extra></extra>"))
-    fig.add_vline(x=0.05, line_dash="dot", annotation_text="α = 0.05", annotation_position="top right")
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="true p-value of the test",
-                      yaxis_title="chance the noise flips the decision", yaxis_range=[0, 0.52])
-    c2.plotly_chart(theme(fig), width="stretch", key="lflipfig")
+    ps = 0.05 + np.linspace(-0.05, 0.1, 401)  # p from 0 to 0.15 around α = 0.05
+    c2.plotly_chart(viz_teach.flip_figure(ps, teach.flip_probability(ps, 0.05, scale), 0.05), width="stretch",
+                    key="lflipfig")
     c1.metric("p-value sensitivity Δ", f"{sens:.2e}")
     c1.metric("Laplace scale Δ/ε", f"{scale:.2e}")
     st.latex(r"\tilde p = p + \mathrm{Lap}(\Delta/\epsilon),\qquad P(\text{flip}) = \tfrac12\, e^{-|p-\alpha|\,\epsilon/\Delta}")
@@ -198,24 +180,14 @@ def budget_per_order():
               **{f"{name}: ε per test": (per[name][k]["epsilon"] / per[name][k]["releases"]
                                          if per[name].get(k, {}).get("releases") else 0.0) for name in per}}
              for k in orders]
-    import plotly.graph_objects as go
-
     first_plan = cur.privacy.curate_plans[0] if cur.privacy.curate_plans else None
-    fig = go.Figure()
-    for name, color, pattern in (("CURATE", "#0072B2", ""), ("Laplace-PC", "#E69F00", "/")):
-        fig.add_bar(x=[f"order {r['order']}" for r in table], y=[r[f"{name}: ε per test"] for r in table], name=name,
-                    marker={"color": color, "pattern": {"shape": pattern}},
-                    hovertemplate=f"{name}<br>%{{x}}: ε per test %{{y:.4f}}<extra></extra>")
+    plan = None
     if first_plan:
         shown = [(o, v) for o, v in zip(first_plan["orders"], first_plan["planned"]) if o < len(table)]
-        fig.add_scatter(x=[f"order {o}" for o, _ in shown], y=[v for _, v in shown], mode="lines+markers",
-                        name="CURATE's plan before order 0", line={"color": "#0072B2", "dash": "dot"},
-                        marker={"symbol": "diamond", "size": 9},
-                        hovertemplate="plan before order 0<br>%{x}: ε per test %{y:.4f}<extra></extra>")
-    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1),
-                      legend=LEGEND_BELOW)
-    c2.plotly_chart(theme(fig), width="stretch", key="lallocfig")
+        plan = ([o for o, _ in shown], [v for _, v in shown])
+    c2.plotly_chart(viz_teach.per_test_budget_figure([r["order"] for r in table],
+                                                     {name: [r[f"{name}: ε per test"] for r in table] for name in per},
+                                                     plan), width="stretch", key="lallocfig")
     c1.markdown("**Skeleton F1** against the true graph")
     m1, m2, m3 = c1.columns(3)
     m1.metric("PC", f"{base.metrics['skeleton_f1']:.2f}", help="non-private PC, Kendall test")
@@ -279,18 +251,7 @@ def sieve_and_examine():
         labels.append(f"budget spent: not asked ({flow['stopped']})")
         links.append((0, 5, flow["stopped"]))
         xs, ys = xs + [0.999], ys + [0.05]
-    import plotly.graph_objects as go
-
-    colors = ["#999999", "#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#000000"]
-    fig = go.Figure(go.Sankey(arrangement="fixed",
-                              node=dict(label=labels, color=colors[:len(labels)], pad=18, thickness=16, x=xs, y=ys,
-                                        hovertemplate="%{label}<extra></extra>"),
-                              link=dict(source=[a for a, _, _ in links], target=[b for _, b, _ in links],
-                                        value=[v for _, _, v in links], color="rgba(0,0,0,0.12)",
-                                        hovertemplate="%{value} tests<extra></extra>")))
-    fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10), font=dict(size=14, color="#111111"))
-    fig.update_traces(textfont=dict(color="#111111", size=14))
-    c2.plotly_chart(theme(fig), width="stretch", key="lsievefig")
+    c2.plotly_chart(viz_teach.sieve_flow_figure(labels, xs, ys, links), width="stretch", key="lsievefig")
     c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
     c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv.subsample_rows:,} rows")
     c1.metric("flips vs noise-free (sieve / examine)", f"{flow['flipped_sieve']} / {flow['flipped_examine']}")
@@ -395,28 +356,6 @@ def noise_in_floating_point():
                "the papers' 'plain' sampler stays available, marked as having no guarantee.")
 
 
-def _f1_against_epsilon(series, ceilings=()):
-    """Mean skeleton F1 against total ε, one line per (name, rows with "epsilon" and "skeleton_f1"); each ceiling
-    (value, label) a dotted line in its series' colour."""
-    import plotly.graph_objects as go
-
-    from cgdcore.viz.palette import line, marker
-
-    fig = go.Figure()
-    for i, (name, pts) in enumerate(series):
-        fig.add_scatter(x=[r["epsilon"] for r in pts], y=[r["skeleton_f1"] for r in pts], mode="lines+markers",
-                        name=name, line=line(i), marker=marker(i),
-                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>skeleton F1 = %{{y:.2f}}<extra></extra>")
-    for i, (value, label) in enumerate(ceilings):
-        fig.add_hline(y=value, line=dict(color=line(i)["color"], dash="dot", width=2), annotation_text=label,
-                      annotation_position="bottom right" if i == 0 else "top right")
-    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10),
-                      xaxis=dict(title="total ε", type="log", dtick=1),
-                      yaxis=dict(title="skeleton F1 (Sachs)", range=[0, 1.05]),
-                      legend=LEGEND_BELOW)
-    return fig
-
-
 def why_the_p_value_wastes_budget():
     c1, c2 = st.columns([1.3, 2])
     rows = teach.p_and_z_margins()
@@ -434,8 +373,8 @@ def why_the_p_value_wastes_budget():
     series = [(f"{a}, {'p-value scale (as in paper)' if sc == 'p' else 'z scale'}",
                [r for r in comp if r["algorithm"] == a and r["scale"] == sc])
               for a in ("laplace-pc", "svt-pc") for sc in ("p", "z")]
-    fig = _f1_against_epsilon(series)
-    c2.plotly_chart(theme(fig), width="stretch", key="lscalefig")
+    c2.plotly_chart(viz_teach.f1_against_epsilon_figure(series, y_title="skeleton F1 (Sachs)"), width="stretch",
+                    key="lscalefig")
     st.latex(r"p = 1 - \Phi(|z|):\ \text{margin} \le \alpha\qquad\text{vs}\qquad |z| + \text{noise} \le c,\ "
              r"c = z_\alpha\sqrt{1+\sigma^2}\ \text{(Gaussian noise of s.d. } \sigma)")
     st.caption("Same data, same algorithms, same total ε, only the scale changed (mean of noise seeds 0–2: a "
@@ -466,9 +405,10 @@ def which_statistic():
            "on this grid G never gets ahead.")
         + " Both are private at the stated ε: each sensitivity is proven (and checked by exhaustive search).")
     tests = (("kendall", "Gauss-PC, Kendall τ", "Kendall"), ("g2", "Gauss-PC, G statistic", "G-test"))
-    fig = _f1_against_epsilon([(name, [r for r in comp["rows"] if r["test"] == t]) for t, name, _ in tests],
-                              ceilings=[(ceiling[t], f"PC without noise, {short}") for t, _, short in tests])
-    c2.plotly_chart(theme(fig), width="stretch", key="lstatfig")
+    fig = viz_teach.f1_against_epsilon_figure(
+        [(name, [r for r in comp["rows"] if r["test"] == t]) for t, name, _ in tests],
+        ceilings=[(ceiling[t], f"PC without noise, {short}") for t, _, short in tests], y_title="skeleton F1 (Sachs)")
+    c2.plotly_chart(fig, width="stretch", key="lstatfig")
     st.latex(r"\Delta\tilde z_{\text{Kendall}} < \frac{9}{\sqrt n}\qquad\qquad \Delta G \le 4\,[\,n\ln n-(n-1)\ln(n-1)\,]"
              r"\le 4(\ln n+1)")
     st.caption("Same data, same algorithm (Gauss-PC), same total ε; only the statistic changed (mean of noise seeds "

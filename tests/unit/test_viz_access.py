@@ -105,6 +105,8 @@ def _finite_points(t) -> int:
 
 
 def _has_hover(t) -> bool:
+    if t.type == "sankey":  # its nodes and its links hover
+        return bool(t.node.hovertemplate and t.link.hovertemplate)
     if t.hoverinfo in ("skip", "none"):
         return False
     if t.hovertemplate:
@@ -121,13 +123,13 @@ def check_figure(fig, where: str):
     """Every trace that shows data hovers (edge lines hover through their marker twin; bands and empty
     legend stand-ins are decoration), data lines ≥ 2 px, type ≥ 14 px, no two line series told apart by
     colour alone."""
-    groups_with_hover = {t.legendgroup for t in fig.data if _has_hover(t) and t.legendgroup}
+    groups_with_hover = {t.legendgroup for t in fig.data if _has_hover(t) and getattr(t, "legendgroup", None)}
     for t in fig.data:
         if _finite_points(t) == 0:
             continue
         if getattr(t, "fill", None) in ("toself", "tonexty"):
             continue  # ± sd band
-        if t.meta == "edges":
+        if getattr(t, "meta", None) == "edges":
             assert t.legendgroup in groups_with_hover, f"{where}: edge lines of {t.name} have no hover twin"
             continue
         assert _has_hover(t), f"{where}: trace {t.name!r} ({t.type}) has no hover text"
@@ -311,7 +313,7 @@ def _figures() -> dict:
     """Every other figure, by name, each built only when its test runs (building them all at collection cost
     each test worker ~1.4 s)."""
     from cgdcore import viz
-    from cgdcore.viz import fhe as viz_fhe, local as viz_local, privacy as vp, score as viz_score
+    from cgdcore.viz import fhe as viz_fhe, local as viz_local, privacy as vp, score as viz_score, teach as viz_teach
 
     acc = {"basic": {"epsilon": 3.0, "delta": 0.0, "valid": True, "note": "sum"},
            "advanced": {"epsilon": 2.0, "delta": 1e-3, "valid": True, "note": "Dwork–Roth"},
@@ -353,12 +355,28 @@ def _figures() -> dict:
         "fhe_time": lambda: viz_fhe.time_figure({"keygen": 1.0, "count": 0.2, "encrypt": 2.0, "compute": 5.0,
                                                "decrypt": 0.5}),
         "tests_per_order": lambda: viz.tests_per_order_figure([28, 40, 12]),
+        "lesson_ci_test": lambda: viz_teach.ci_test_figure(np.linspace(0, 15, 50), np.exp(-np.linspace(0, 15, 50) / 2),
+                                                           9.8, 1),
+        "lesson_flip": lambda: viz_teach.flip_figure(np.linspace(0, 0.15, 31), 0.5 * np.exp(-np.abs(
+            np.linspace(0, 0.15, 31) - 0.05) * 100), 0.05),
+        "lesson_budget": lambda: viz_teach.per_test_budget_figure([0, 1, 2], {"CURATE": [0.08, 0.03, 0.2],
+                                                                              "Laplace-PC": [0.09, 0.04, 0.1]},
+                                                                  ([0, 1, 2], [0.08, 0.02, 0.01])),
+        "lesson_sieve": lambda: viz_teach.sieve_flow_figure(["asked", "kept", "examined", "removed", "false alarm"],
+                                                            [0.001, 0.45, 0.45, 0.999, 0.999],
+                                                            [0.4, 0.35, 0.9, 0.8, 0.97],
+                                                            [(0, 1, 577), (0, 2, 48), (2, 3, 40), (2, 4, 8)]),
+        "lesson_f1": lambda: viz_teach.f1_against_epsilon_figure(
+            [(name, [{"epsilon": e, "skeleton_f1": f} for e, f in zip((0.3, 1, 10), f1)])
+             for name, f1 in (("Gauss-PC, Kendall τ", (0.8, 0.88, 0.94)), ("Gauss-PC, G", (0.5, 0.79, 0.99)))],
+            ceilings=[(0.94, "PC without noise, Kendall"), (1.0, "PC without noise, G-test")]),
     }
 
 
 FIGURES = ("noise_threshold", "ledger_totals", "releases_per_order", "curate_plan", "lemma1", "objective",
            "privpc_scales", "composition", "channel", "distortion", "utility_f1", "utility_shd", "frequency", "weights",
-           "convergence", "schedules", "iterations", "agreement", "fhe_time", "tests_per_order")
+           "convergence", "schedules", "iterations", "agreement", "fhe_time", "tests_per_order", "lesson_ci_test",
+           "lesson_flip", "lesson_budget", "lesson_sieve", "lesson_f1")
 
 
 def test_the_figure_list_names_every_figure():

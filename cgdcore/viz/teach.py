@@ -1,0 +1,101 @@
+"""The Learn page's lesson figures; each draws the numbers it is given (the page and :mod:`ui.teach` compute them)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from cgdcore.viz.palette import BLUE, LEGEND_BELOW, ORANGE, VERMILION, line, marker, rgba, theme
+
+__all__ = ["ci_test_figure", "flip_figure", "per_test_budget_figure", "sieve_flow_figure", "f1_against_epsilon_figure"]
+
+
+def ci_test_figure(xs, density, statistic: float, dof: int):
+    """The χ²(dof) density under independence over ``xs``, the statistic as a dashed line and the p-value as the
+    shaded tail beyond it."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    xs, density = np.asarray(xs, dtype=float), np.asarray(density, dtype=float)
+    fig = go.Figure(go.Scatter(x=xs, y=density, mode="lines", name=f"χ²({dof}) under independence",
+                               line={"color": BLUE, "width": 3},
+                               hovertemplate=f"χ²({dof}) density at %{{x:.2f}}: %{{y:.3g}}<extra></extra>"))
+    tail = xs >= statistic
+    fig.add_scatter(x=xs[tail], y=density[tail], fill="tozeroy", mode="none", name="p-value (tail area)",
+                    fillcolor=rgba(VERMILION, 0.35),
+                    hovertemplate="beyond the statistic: density %{y:.3g} at %{x:.2f}<extra></extra>")
+    fig.add_vline(x=statistic, line_dash="dash", line_color=VERMILION, annotation_text=f"G = {statistic:.2f}")
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="statistic",
+                      yaxis_title="density", legend=LEGEND_BELOW)
+    return theme(fig)
+
+
+def flip_figure(ps, flips, alpha: float):
+    """Chance that Laplace noise flips a test's decision, against its true p-value."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=ps, y=flips, mode="lines", line={"color": VERMILION, "width": 3},
+                               name="P(decision flips)",
+                               hovertemplate="p = %{x:.3f}<br>P(flip) = %{y:.3f}<extra></extra>"))
+    fig.add_vline(x=alpha, line_dash="dot", annotation_text=f"α = {alpha:g}", annotation_position="top right")
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="true p-value of the test",
+                      yaxis_title="chance the noise flips the decision", yaxis_range=[0, 0.52])
+    return theme(fig)
+
+
+def per_test_budget_figure(orders: Sequence[int], per_test: dict[str, Sequence[float]],
+                           plan: tuple[Sequence[int], Sequence[float]] | None = None):
+    """ε per CI test at each PC order, one group of bars per algorithm (hatched after the first), and CURATE's plan
+    made before order 0 as a dotted line."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for (name, values), colour, pattern in zip(per_test.items(), (BLUE, ORANGE), ("", "/")):
+        fig.add_bar(x=[f"order {o}" for o in orders], y=list(values), name=name,
+                    marker={"color": colour, "pattern": {"shape": pattern}},
+                    hovertemplate=f"{name}<br>%{{x}}: ε per test %{{y:.4f}}<extra></extra>")
+    if plan is not None:
+        plan_orders, planned = plan
+        fig.add_scatter(x=[f"order {o}" for o in plan_orders], y=list(planned), mode="lines+markers",
+                        name="CURATE's plan before order 0", line={"color": BLUE, "dash": "dot", "width": 2},
+                        marker={"symbol": "diamond", "size": 9},
+                        hovertemplate="plan before order 0<br>%{x}: ε per test %{y:.4f}<extra></extra>")
+    fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
+                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1), legend=LEGEND_BELOW)
+    return theme(fig)
+
+
+def sieve_flow_figure(labels: Sequence[str], xs: Sequence[float], ys: Sequence[float],
+                      links: Sequence[tuple[int, int, int]]):
+    """Where a Priv-PC run's tests went (sieve, examine, removed, kept), as a Sankey diagram of ``links``
+    (source, target, tests) between the nodes ``labels`` placed at (``xs``, ``ys``)."""
+    import plotly.graph_objects as go
+
+    colours = ["#999999", "#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#000000"]
+    fig = go.Figure(go.Sankey(arrangement="fixed",
+                              node=dict(label=list(labels), color=colours[:len(labels)], pad=18, thickness=16,
+                                        x=list(xs), y=list(ys), hovertemplate="%{label}<extra></extra>"),
+                              link=dict(source=[a for a, _, _ in links], target=[b for _, b, _ in links],
+                                        value=[v for _, _, v in links], color="rgba(0,0,0,0.12)",
+                                        hovertemplate="%{value} tests<extra></extra>")))
+    fig.update_layout(height=360, margin=dict(l=10, r=10, t=20, b=10))
+    theme(fig)
+    fig.update_traces(textfont=dict(color="#111111"))
+    return fig
+
+
+def f1_against_epsilon_figure(series, ceilings=(), y_title: str = "skeleton F1"):
+    """Mean skeleton F1 against total ε, one line per (name, rows with "epsilon" and "skeleton_f1"); each ceiling
+    (value, label) a dotted line in its series' colour."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for i, (name, pts) in enumerate(series):
+        fig.add_scatter(x=[r["epsilon"] for r in pts], y=[r["skeleton_f1"] for r in pts], mode="lines+markers",
+                        name=name, line=line(i), marker=marker(i),
+                        hovertemplate=f"{name}<br>ε = %{{x:g}}<br>skeleton F1 = %{{y:.2f}}<extra></extra>")
+    for i, (value, label) in enumerate(ceilings):
+        fig.add_hline(y=value, line=dict(color=line(i)["color"], dash="dot", width=2), annotation_text=label,
+                      annotation_position="bottom right" if i == 0 else "top right")
+    fig.update_layout(height=340, margin=dict(l=10, r=10, t=30, b=10),
+                      xaxis=dict(title="total ε", type="log", dtick=1), yaxis=dict(title=y_title, range=[0, 1.05]),
+                      legend=LEGEND_BELOW)
+    return theme(fig)
