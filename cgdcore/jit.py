@@ -99,6 +99,7 @@ def _file_lock(path: str):
     without the lock (no such file system support, a read-only folder, the wait exceeded) the block runs anyway."""
     try:
         import fcntl
+        os.makedirs(os.path.dirname(path), exist_ok=True)  # numba makes its cache folder only when it first saves
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except (ImportError, OSError):
         yield
