@@ -201,10 +201,16 @@ class ReusedTab:
         self._tab.goto("about:blank")
 
 
+#: how long an expect() without its own timeout waits for what it expects (Playwright's default is 5 s): a
+#: browser and a server sharing two loaded cores took longer than 5 s to show a metric once
+EXPECT_TIMEOUT_MS = 20_000
+
+
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)  # an expectation met sooner returns sooner
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         yield TestBrowser(b)
