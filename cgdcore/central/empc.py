@@ -50,7 +50,8 @@ def flip_distance(tables: np.ndarray, p_value: float, alpha: float, dof: int, ma
     if p_value == alpha:
         return 0
     positive = 1 if p_value > alpha else -1
-    t = np.ascontiguousarray(tables, dtype=np.int64)
+    t = np.array(tables, dtype=np.int64, order="C")  # a writable copy: one compiled signature, whether the tables
+    # came from the read-only cache or were made for this test (the kernel does not write to it)
     n = int(t.sum())
     cap = n - 1 if max_steps is None else min(int(max_steps), n - 1)
     threshold = float(chdtri(max(dof, 1), alpha))
