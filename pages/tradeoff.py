@@ -239,6 +239,7 @@ x_label = X_AXES[x_axis]
 paper = paper_points(spec)
 single_eps = len(spec.epsilons) == 1
 x_range = (1.0, 100.0) if clip and x_axis != "epsilon" else None
+curve_axes = {"axis_title": X_AXIS_NAMES[x_axis], "x_range": x_range}  # the short name under each panel
 if x_axis == "eps_paper" and summary["x"].isna().all():
     st.caption("None of these algorithms has a paper formula of its own; choose another rule.")
 
@@ -248,7 +249,7 @@ with tab_u:
     if single_eps:
         figs["utility"] = vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}")
     else:
-        figs["utility"] = vs.curves_figure(summary, metric, x_label, axis_title=X_AXIS_NAMES[x_axis], x_range=x_range)
+        figs["utility"] = vs.curves_figure(summary, metric, x_label, **curve_axes)
     st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
     refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
     st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
@@ -258,7 +259,7 @@ with tab_t:
     if single_eps:
         figs["tests"] = vs.bars_figure(summary, "n_ci_tests", paper=paper, title="CI tests per run")
     else:
-        figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, axis_title=X_AXIS_NAMES[x_axis], x_range=x_range, paper=paper)
+        figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, **curve_axes, paper=paper)
     st.plotly_chart(figs["tests"], width="stretch", key="tofig_t")
     if any(q["metric"] == "n_ci_tests" for q in paper):  # paper_points: only values this sweep can be set beside
         st.caption("Hatched bars / crosses labelled 'paper': Priv-PC's Table 3 at n = 100,000 (its ε is not stated; "
@@ -267,7 +268,7 @@ with tab_s:
     if single_eps:
         figs["time"] = vs.bars_figure(summary, "seconds", paper=paper, log_y=True, title="Seconds per run")
     else:
-        figs["time"] = vs.curves_figure(summary, "seconds", x_label, axis_title=X_AXIS_NAMES[x_axis], x_range=x_range, paper=paper, log_y=True)
+        figs["time"] = vs.curves_figure(summary, "seconds", x_label, **curve_axes, paper=paper, log_y=True)
     st.plotly_chart(figs["time"], width="stretch", key="tofig_s")
     st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics, so "
                "the first run on a dataset pays for them." + (

@@ -7,7 +7,7 @@ import numpy as np
 
 from cgdcore.jit import njit
 
-_BLOCK = 64  # candidate sets per bit-parallel search (bits of a uint64)
+BLOCK = 64  # candidate sets per bit-parallel search (the bits of a uint64)
 
 
 @njit(cache=True, nogil=True)
@@ -36,8 +36,9 @@ def subsets(members, order):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _pass_on(bits, idx, lo, hi, reached, new, queued, stack, top):  # pragma: no cover - compiled
-    """Give each node ``idx[lo:hi]`` (a CSR row: the parents or the children of one node) the ``bits`` it has not been reached with yet (in one direction: ``reached``, and
-    ``new`` until it is expanded), queueing it if it is not; returns the stack's new top."""
+    """Give each node ``idx[lo:hi]`` (a CSR row: one node's parents or children) the ``bits`` it has not been
+    reached with yet in this direction (``reached``, and ``new`` until it is expanded), queueing it if it is not;
+    returns the stack's new top."""
     zero = np.uint64(0)
     for k in range(lo, hi):
         w = idx[k]
@@ -76,7 +77,7 @@ def connected_block(x, combos, start, stop, rtopo, pptr, pidx, cptr, cidx, out):
             for k in range(pptr[v], pptr[v + 1]):
                 opened[pidx[k]] |= opened[v]
     n = stop - start
-    full = ~zero if n == 64 else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
+    full = ~zero if n == BLOCK else (np.uint64(1) << np.uint64(n)) - np.uint64(1)
     up = np.zeros(d, np.uint64)
     down = np.zeros(d, np.uint64)
     new_up = np.zeros(d, np.uint64)
@@ -114,8 +115,9 @@ def first_separating(x, combos, conn, have, y, seen, has_seen, adjacent, rtopo, 
     side (S ⊆ ``seen``, a node mask, when ``has_seen``) and d-separates x and y; -1 if none.
     Also returns how many subsets were asked.
 
-    ``conn[r // 64]`` (bit r % 64 of each node: d-connected to x given ``combos[r]``) is computed for a block of 64
-    subsets the first time a y needs one of them and marked in ``have``, so later neighbours of the same x reuse it.
+    ``conn[r // BLOCK]`` (bit r % BLOCK of each node: d-connected to x given ``combos[r]``) is computed for a block
+    of BLOCK subsets the first time a y needs one of them and marked in ``have``, so later neighbours of the same x
+    reuse it.
     When x and y are adjacent in the DAG (``adjacent``) no subset separates them and nothing is computed."""
     asked = 0
     m = combos.shape[0]
@@ -136,10 +138,11 @@ def first_separating(x, combos, conn, have, y, seen, has_seen, adjacent, rtopo, 
         asked += 1
         if adjacent:
             continue
-        blk = r // 64
+        blk = r // BLOCK
         if have[blk] == 0:
-            connected_block(x, combos, blk * 64, min(m, blk * 64 + 64), rtopo, pptr, pidx, cptr, cidx, conn[blk])
+            connected_block(x, combos, blk * BLOCK, min(m, (blk + 1) * BLOCK), rtopo, pptr, pidx, cptr, cidx,
+                            conn[blk])
             have[blk] = 1
-        if (conn[blk, y] >> np.uint64(r % 64)) & np.uint64(1) == np.uint64(0):
+        if (conn[blk, y] >> np.uint64(r % BLOCK)) & np.uint64(1) == np.uint64(0):
             return r, asked
     return -1, asked

@@ -142,14 +142,14 @@ class OraclePolicy(Policy):
     def first_separating(self, x, adj_x, y, order, seen):
         """(S, n_asked): the first S ⊆ adj_x \\ {y} of size ``order`` (lexicographic) not inside
         ``seen`` that separates x and y, or None — exactly what the engine's loop would find."""
-        from cgdcore.pc.kernels import first_separating, subsets
+        from cgdcore.pc.kernels import BLOCK, first_separating, subsets
 
         key = (x, order, tuple(adj_x))
         ds = self.dsep
         if key != self._batch_key:
             combos = subsets(np.asarray(adj_x, dtype=np.int64), order)
             d = len(ds._pptr) - 1
-            blocks = -(-len(combos) // 64)
+            blocks = -(-len(combos) // BLOCK)
             self._batch = combos, np.empty((blocks, d), np.uint64), np.zeros(blocks, np.uint8)
             self._batch_key = key
             self._mask = np.zeros(d, dtype=np.uint8)
