@@ -43,11 +43,19 @@ def greedy_flip_steps(tables, threshold, positive, max_steps):  # pragma: no cov
     (``positive`` = +1 raises it, −1 lowers it); the search stops when the best move would
     reach the critical value, or after ``max_steps``.
     """
-    t = tables.astype(np.float64).copy()
-    K = t.shape[0]
-    ni = t.sum(axis=2)
-    nj = t.sum(axis=1)
-    nk = ni.sum(axis=1)
+    K, kx, ky = tables.shape
+    t = np.empty((K, kx, ky))
+    ni = np.zeros((K, kx))
+    nj = np.zeros((K, ky))
+    nk = np.zeros(K)
+    for k in range(K):  # the margins in loops: numba's sum(axis=…) costs over a CPU-second to compile
+        for i in range(kx):
+            for j in range(ky):
+                c = float(tables[k, i, j])
+                t[k, i, j] = c
+                ni[k, i] += c
+                nj[k, j] += c
+                nk[k] += c
     g = 0.0
     for k in range(K):
         s = _xlogx(nk[k])

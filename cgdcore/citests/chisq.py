@@ -63,9 +63,10 @@ def chisq_from_table(tables: np.ndarray, lambda_: str = "pearson") -> tuple[floa
     if lambda_ not in LAMBDAS:
         raise ValueError(f"lambda_ must be one of {LAMBDAS}; got {lambda_!r}")
     if (USE_KERNEL if USE_KERNEL is not None else kernels_loaded()) and isinstance(tables, np.ndarray) and tables.dtype == np.int64 and tables.ndim in (2, 3):
+        from cgdcore.jit import frozen
         from cgdcore.kernels import chisq_stat
 
-        stat, dof = chisq_stat(tables if tables.ndim == 3 else tables[None], lambda_ == "pearson")
+        stat, dof = chisq_stat(frozen(tables if tables.ndim == 3 else tables[None]), lambda_ == "pearson")
         return float(stat), int(dof)
     return reference_chisq_from_table(tables, lambda_)
 

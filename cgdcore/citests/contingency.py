@@ -41,6 +41,7 @@ _numpy_rows = 0
 # cells (or at most as many as rows counted); beyond, it counts over the cached, compressed stratum code.
 _DIRECT_CELLS = 1 << 16
 _NO_IDX = np.empty(0, dtype=np.int64)
+_NO_IDX.setflags(write=False)  # as a sub-sample's indices: one compiled signature of the table kernels
 _kernels = None  # cgdcore.kernels, imported on the first compiled table
 
 # Above this many possible strata, compress the stratum code with np.unique (a sort)

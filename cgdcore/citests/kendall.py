@@ -100,9 +100,10 @@ def kendall_z_from_table(tables: np.ndarray) -> tuple[float, int]:
     if T.ndim != 3:
         raise ValueError(f"tables must have shape (K, kx, ky); got {T.shape}")
     if _kernel_ok(T):  # same integers C − D; the float sums only in another order
+        from cgdcore.jit import frozen
         from cgdcore.kernels import kendall_sums
 
-        _, num, wsum, used = kendall_sums(T)
+        _, num, wsum, used = kendall_sums(frozen(T))
         return (0.0, 0) if used == 0 else (num / math.sqrt(wsum), int(used))
     nk = T.sum(axis=(1, 2))
     rows_used = np.count_nonzero(T.sum(axis=2), axis=1)
@@ -130,9 +131,10 @@ def kendall_public_z_from_table(tables: np.ndarray, n: int) -> float:
     if T.ndim != 3:
         raise ValueError(f"tables must have shape (K, kx, ky); got {T.shape}")
     if _kernel_ok(T):
+        from cgdcore.jit import frozen
         from cgdcore.kernels import kendall_sums
 
-        return kendall_sums(T)[0] / math.sqrt(2.25 * float(n))
+        return kendall_sums(frozen(T))[0] / math.sqrt(2.25 * float(n))
     nk = T.sum(axis=(1, 2)).astype(np.float64)
     cmd = concordance_minus_discordance(T).astype(np.float64)
     return float(np.sum(9.0 * cmd / (2.0 * nk + 5.0))) / math.sqrt(2.25 * float(n))

@@ -90,9 +90,11 @@ def split_budget(eps: float, arities, mode: str = "proportional") -> np.ndarray:
 
 def krr_cwise(data, arities, eps: float, rng: np.random.Generator, split: str = "proportional"):
     """k-RR on every column with ε_i from :func:`split_budget` (sequential composition: ε-LDP per record)."""
+    from cgdcore.jit import frozen
     from cgdcore.local.kernels import krr_cells
 
     data, ar = _check_codes(data, arities)
+    data = frozen(data)
     eps_i = split_budget(eps, ar, split)
     p = np.array([krr_keep_probability(float(e), int(k)) for e, k in zip(eps_i, ar)])
     out = np.empty_like(data)
@@ -216,9 +218,11 @@ def geo_cwise(data, arities, rng: np.random.Generator, *, p_max: float | None = 
     :func:`cwise_pmax_split`; each column then uses its own fixed-p_max ε_x. ``eps``: fixed ε
     split in proportion to the domain sizes.
     """
+    from cgdcore.jit import frozen
     from cgdcore.local.kernels import geometric_cells
 
     data, ar = _check_codes(data, arities)
+    data = frozen(data)
     eps_x = geo_cwise_epsilons(ar, p_max=p_max, eps=eps)
     rtab = np.zeros((len(ar), int(ar.max())))
     for j, e in enumerate(eps_x):
@@ -297,9 +301,11 @@ def geo_comb(data, arities, rng: np.random.Generator, *, p_max: float | None = N
     independently with the tuple's common ε_x. In p_max mode ε_x is found by bisection once per
     distinct multiset of border distances (see :func:`_edge_classes`), not per tuple.
     """
+    from cgdcore.jit import frozen
     from cgdcore.local.kernels import class_counts, geometric_rows
 
     data, ar = _check_codes(data, arities)
+    data = frozen(data)
     _check_one_of(p_max, eps)
     if p_max is not None:
         _check_pmax(p_max, float(np.prod(ar.astype(float))))

@@ -26,7 +26,7 @@ def _uniform(rng, high, m):  # pragma: no cover - compiled
 def _from_second_draw(rng, out, live, m, num, den):  # pragma: no cover - compiled
     """Algorithm 1's loop from k = 2 for the first ``m`` draws of ``live`` (their first draw succeeded): a draw that
     ends at an even k is 0 in ``out``. ``num`` is ignored when ``den`` is 1 (the Bernoulli(e^−1) draws)."""
-    k = 2
+    k = np.int64(2)
     while m > 0:
         first = _uniform(rng, k, m)
         if den > 1:
@@ -71,7 +71,7 @@ def bernoulli_exp_unit(rng, num, den):  # pragma: no cover - compiled
 def bernoulli_exp_minus_one(rng, size):  # pragma: no cover - compiled
     """``size`` Bernoulli(e^−1) draws: :func:`bernoulli_exp_unit` with num = den = 1."""
     out = np.ones(size, np.bool_)
-    _from_second_draw(rng, out, np.arange(size), size, np.empty(0, np.int64), 1)
+    _from_second_draw(rng, out, np.arange(size), size, np.empty(0, np.int64), np.int64(1))
     return out
 
 
@@ -97,11 +97,22 @@ def _ones_before_zero(rng, cap):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _where_kept(kept, values, value):  # pragma: no cover - compiled
+    """Per draw: ``values[j]`` (or ``value`` when ``values`` is empty) where ``kept[j]``, else 0 — ``np.where`` in a
+    loop (numba's broadcasting ``np.where`` costs over a CPU-second to compile)."""
+    out = np.zeros(kept.shape[0], np.int64)
+    for j in range(kept.shape[0]):
+        if kept[j]:
+            out[j] = values[j] if values.shape[0] else value
+    return out
+
+
+@njit(cache=True, nogil=True)
 def bernoulli_exp_parts(rng, whole, frac, den):  # pragma: no cover - compiled
     """Bernoulli(exp(−(whole + frac/den))) for int64 arrays whole ≥ 0 and 0 ≤ frac < den: Bernoulli(e^−frac/den),
     then ⌊γ⌋ draws of Bernoulli(e^−1), all 1."""
     out = bernoulli_exp_unit(rng, frac, den)
-    ones = _ones_before_zero(rng, np.where(out, whole, 0))
+    ones = _ones_before_zero(rng, _where_kept(out, whole, np.int64(0)))
     return out & (ones >= whole)
 
 
@@ -116,7 +127,7 @@ def discrete_laplace(rng, s, t, size):  # pragma: no cover - compiled
     while m > 0:
         u = _uniform(rng, t, m)
         keep = bernoulli_exp_unit(rng, u, t)
-        v = _ones_before_zero(rng, np.where(keep, np.int64(1) << 62, 0))  # V: no cap
+        v = _ones_before_zero(rng, _where_kept(keep, np.empty(0, np.int64), np.int64(1) << 62))  # V: no cap
         neg = rng.integers(0, 2, size=m, dtype=np.int8)
         left = 0
         for j in range(m):

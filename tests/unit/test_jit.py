@@ -57,3 +57,40 @@ def test_processes_starting_together_compile_each_kernel_once(tmp_path):
     # a later process loads the outer kernel from the cache
     again = _at_once(tmp_path, "a", processes=1)[0]
     assert again["outer"] == [0, 1], again
+
+
+#: a fresh process hands the kernels every kind of input the core makes (fresh and cached tables, read-only and
+#: writable, transposed views, a whole data set and a sub-sample of it) and
+#: prints how many signatures each kernel was compiled or loaded for
+ONE_SIGNATURE = """
+import json
+import numpy as np
+from cgdcore.citests import chisq, contingency, kendall
+from cgdcore.citests.contingency import SuffStats
+from cgdcore import kernels
+
+chisq.USE_KERNEL = kendall.USE_KERNEL = contingency.USE_KERNEL = True
+rng = np.random.default_rng(0)
+data = rng.integers(0, 3, size=(400, 7)).astype(np.uint8)
+ss = SuffStats(data, [3] * 7)
+for stats in (ss, ss.subsample(np.arange(0, 400, 2))):
+    for x, y, S in ((0, 1, ()), (1, 0, (2,)), (0, 3, (1, 2)), (6, 0, (1, 2, 3, 4, 5))):  # 5 > TABLE_DIRECT_MAX_S
+        t = stats.table(x, y, S)            # read-only, and a transposed view when x > y
+        for tab in (t, np.array(t), np.asfortranarray(t), t[:, ::-1, :], t[0]):
+            chisq.chisq_from_table(tab, "pearson")
+            chisq.chisq_from_table(tab, "log-likelihood")
+            if tab.ndim == 3:
+                kendall.kendall_z_from_table(tab)
+                kendall.kendall_public_z_from_table(tab, 400)
+print(json.dumps({k.__name__: len(k.signatures) for k in (kernels.chisq_stat, kernels.kendall_sums,
+                                                           kernels.table_direct, kernels.table_coded)}))
+"""
+
+
+def test_every_caller_reaches_a_kernel_with_one_signature():
+    """``cgdcore.jit.frozen`` at the kernels' call sites: inputs that differ only in memory layout or writeable flag
+    reach one compiled signature (each further one would cost 0.2–0.8 CPU-seconds to compile, once per install)."""
+    out = subprocess.run([sys.executable, "-c", ONE_SIGNATURE], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    counts = json.loads(out.stdout.strip().splitlines()[-1])
+    assert counts == {"chisq_stat": 1, "kendall_sums": 1, "table_direct": 1, "table_coded": 1}, counts

@@ -102,9 +102,10 @@ def test_kernels_load_without_scipy_linalg_and_blas_still_works():
 import json, sys
 import numpy as np
 from cgdcore import kernels
+from cgdcore.jit import frozen
 loaded = "scipy.linalg" in sys.modules
-t, K = kernels.table_direct(np.zeros((2, 5), np.uint8), 0, 1, np.zeros(0, np.int64), np.zeros(0, np.int64), 1, 1, 1,
-                            np.empty(0, np.int64), False)
+t, K = kernels.table_direct(frozen(np.zeros((2, 5), np.uint8)), 0, 1, np.zeros(0, np.int64), np.zeros(0, np.int64),
+                            1, 1, 1, frozen(np.empty(0, np.int64)), False)
 from numba import njit
 dot = njit(lambda a, b: np.dot(a, b))
 print(json.dumps({"scipy_linalg_at_load": loaded, "count": int(t[0]), "dot": float(dot(np.ones(3), np.arange(3.0))),
