@@ -115,7 +115,7 @@ def ci_test():
 
     dof = max(int(r.dof), 1)
     xs = np.linspace(0, max(chi2.isf(1e-4, dof), r.statistic * 1.1), 400)
-    st.plotly_chart(viz_teach.ci_test_figure(xs, chi2.pdf(xs, dof), r.statistic, dof), width="stretch", key="lcifig")
+    st.plotly_chart(viz_teach.ci_test_figure(xs, chi2.pdf(xs, dof), r.statistic, dof, r.p_value), width="stretch", key="lcifig")
     st.latex(r"G = 2\sum_{s}\sum_{x,y} O_{xys}\ln\frac{O_{xys}}{E_{xys}},\quad E_{xys} = \frac{O_{x\cdot s}O_{\cdot ys}}"
              r"{O_{\cdot\cdot s}},\quad p = P\big(\chi^2_{\text{dof}} \ge G\big)")
     st.caption("The p-value is how surprising the data would be if X and Y were independent given S. PC calls the pair "

@@ -8,23 +8,43 @@ from cgdcore.viz.palette import BLUE, LEGEND_BELOW, ORANGE, VERMILION, line, mar
 __all__ = ["ci_test_figure", "flip_figure", "per_test_budget_figure", "sieve_flow_figure", "f1_against_epsilon_figure"]
 
 
-def ci_test_figure(xs, density, statistic: float, dof: int):
+def ci_test_figure(xs, density, statistic: float, dof: int, p_value: float | None = None):
     """The χ²(dof) density under independence over ``xs``, the statistic as a dashed line and the p-value as the
-    shaded tail beyond it."""
+    shaded tail beyond it. A tail too thin to see at the density's scale (``p_value`` < 0.05) is drawn again on
+    the right, magnified to its own height; one too small to draw at all (density 0 in double precision) is said."""
     import numpy as np
     import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
     xs, density = np.asarray(xs, dtype=float), np.asarray(density, dtype=float)
-    fig = go.Figure(go.Scatter(x=xs, y=density, mode="lines", name=f"χ²({dof}) under independence",
-                               line={"color": BLUE, "width": 3},
-                               hovertemplate=f"χ²({dof}) density at %{{x:.2f}}: %{{y:.3g}}<extra></extra>"))
     tail = xs >= statistic
-    fig.add_scatter(x=xs[tail], y=density[tail], fill="tozeroy", mode="none", name="p-value (tail area)",
-                    fillcolor=rgba(VERMILION, 0.35),
-                    hovertemplate="beyond the statistic: density %{y:.3g} at %{x:.2f}<extra></extra>")
-    fig.add_vline(x=statistic, line_dash="dash", line_color=VERMILION, annotation_text=f"G = {statistic:.2f}")
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_title="statistic",
-                      yaxis_title="density", legend=LEGEND_BELOW)
+    p_text = None if p_value is None else "< 1e-300" if p_value == 0 else f"= {p_value:.2g}"  # 0: underflow
+    label = f"G = {statistic:.2f}" + ("" if p_text is None else f", p {p_text}")
+    magnify = p_value is not None and p_value < 0.05 and tail.sum() > 1 and density[tail].max() > 0
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.1,
+                        subplot_titles=("", "the tail beyond G, magnified")) if magnify else go.Figure()
+    panels = [(1, 1), (1, 2)] if magnify else [(None, None)]
+    for k, (row, col) in enumerate(panels):
+        at = {} if row is None else {"row": row, "col": col}
+        keep = slice(None) if k == 0 else xs >= statistic - 0.15 * (xs.max() - statistic)
+        fig.add_scatter(x=xs[keep], y=density[keep], mode="lines", name=f"χ²({dof}) under independence",
+                        line={"color": BLUE, "width": 3}, showlegend=k == 0, legendgroup="density",
+                        hovertemplate=f"χ²({dof}) density at %{{x:.2f}}: %{{y:.3g}}<extra></extra>", **at)
+        fig.add_scatter(x=xs[tail], y=density[tail], fill="tozeroy", mode="none", name="p-value (tail area)",
+                        fillcolor=rgba(VERMILION, 0.35), showlegend=k == 0, legendgroup="tail",
+                        hovertemplate="beyond the statistic: density %{y:.3g} at %{x:.2f}<extra></extra>", **at)
+        fig.add_vline(x=statistic, line_dash="dash", line_color=VERMILION,
+                      annotation_text=label if k == 0 else "", **at)
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), legend=LEGEND_BELOW)
+    fig.update_xaxes(title_text="statistic")
+    if magnify:
+        fig.update_yaxes(title_text="density", row=1, col=1)
+        fig.update_yaxes(range=[0, 1.2 * float(density[tail].max())], row=1, col=2)
+    else:
+        fig.update_yaxes(title_text="density")
+        if p_value is not None and p_value < 0.05:
+            fig.add_annotation(text=f"tail area {p_text.lstrip('= ')}: too small to draw", x=statistic, y=0,
+                               yanchor="bottom", xanchor="right", showarrow=False, font={"color": VERMILION})
     return theme(fig)
 
 

@@ -51,3 +51,26 @@ def test_randomized_response_estimate_is_unbiased():
     sd = np.mean([e["sd"] for e in est])
     assert abs(errors.mean()) < 4 * sd / math.sqrt(len(est))
     assert errors.std() == pytest.approx(sd, rel=0.15)
+
+
+def test_ci_lesson_magnifies_a_thin_tail_and_says_when_it_cannot_be_drawn():
+    """The Learn page's default test (Asia, either ⟂ asia: G = 9.77, p = 0.0018) has a tail area invisible at the
+    density's scale: a second panel shows it at its own height. A p-value of 0.2 needs no magnifying; a tail whose
+    density underflows to 0 is said in words instead of drawn as nothing."""
+    from scipy.stats import chi2
+
+    from cgdcore.viz import teach
+
+    xs = np.linspace(0, max(chi2.isf(1e-4, 1), 9.77 * 1.1), 400)
+    fig = teach.ci_test_figure(xs, chi2.pdf(xs, 1), 9.77, 1, 0.0018)
+    tails = [t for t in fig.data if t.fill == "tozeroy"]
+    assert [t.xaxis for t in tails] == ["x", "x2"]
+    zoom = fig.layout.yaxis2.range[1]
+    assert chi2.pdf(9.77, 1) < zoom <= 1.2 * chi2.pdf(9.77, 1) + 1e-12  # the tail fills the panel's height
+    assert min(fig.data[2].x) >= 9.77 - 0.15 * (xs.max() - 9.77)     # the panel shows the tail's neighbourhood
+    assert any(a.text == "G = 9.77, p = 0.0018" for a in fig.layout.annotations)
+    wide = teach.ci_test_figure(xs, chi2.pdf(xs, 1), 1.6, 1, 0.2)
+    assert len([t for t in wide.data if t.fill == "tozeroy"]) == 1 and "xaxis2" not in wide.layout
+    huge = np.linspace(0, 2000, 400)
+    far = teach.ci_test_figure(huge, chi2.pdf(huge, 1), 1800.0, 1, 0.0)
+    assert any("too small to draw" in a.text for a in far.layout.annotations)

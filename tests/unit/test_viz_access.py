@@ -357,6 +357,8 @@ def _figures() -> dict:
         "tests_per_order": lambda: viz.tests_per_order_figure([28, 40, 12]),
         "lesson_ci_test": lambda: viz_teach.ci_test_figure(np.linspace(0, 15, 50), np.exp(-np.linspace(0, 15, 50) / 2),
                                                            9.8, 1),
+        "lesson_ci_test_tail": lambda: viz_teach.ci_test_figure(np.linspace(0, 15, 50),
+                                                                np.exp(-np.linspace(0, 15, 50) / 2), 9.8, 1, 0.0018),
         "lesson_flip": lambda: viz_teach.flip_figure(np.linspace(0, 0.15, 31), 0.5 * np.exp(-np.abs(
             np.linspace(0, 0.15, 31) - 0.05) * 100), 0.05),
         "lesson_budget": lambda: viz_teach.per_test_budget_figure([0, 1, 2], {"CURATE": [0.08, 0.03, 0.2],
@@ -376,7 +378,7 @@ def _figures() -> dict:
 FIGURES = ("noise_threshold", "ledger_totals", "releases_per_order", "curate_plan", "lemma1", "objective",
            "privpc_scales", "composition", "channel", "distortion", "utility_f1", "utility_shd", "frequency", "weights",
            "convergence", "schedules", "iterations", "agreement", "fhe_time", "tests_per_order", "lesson_ci_test",
-           "lesson_flip", "lesson_budget", "lesson_sieve", "lesson_f1")
+           "lesson_ci_test_tail", "lesson_flip", "lesson_budget", "lesson_sieve", "lesson_f1")
 
 
 def test_the_figure_list_names_every_figure():
