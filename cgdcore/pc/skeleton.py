@@ -106,9 +106,12 @@ def skeleton_search(
             for y in (frozen[x] if frozen is not None else sorted(nbrs[x])):
                 if y not in nbrs[x]:
                     continue
-                cand = [k for k in (frozen[x] if frozen is not None else sorted(nbrs[x])) if k != y]
-                if len(cand) < order:
-                    continue
+                if order:  # (at order 0 the one set is the empty one: no list of x's other neighbours)
+                    cand = [k for k in (frozen[x] if frozen is not None else sorted(nbrs[x])) if k != y]
+                    if len(cand) < order:
+                        continue
+                else:
+                    cand = ()
                 seen = asked_from.pop((y, x), None) if skip_repeated else None
                 for S in itertools.combinations(cand, order):
                     if seen is not None and seen.issuperset(S):
