@@ -178,7 +178,7 @@ with tabs[3]:
                 continue
             m = r.metrics or {}
             table.append({"pipeline": label, "skeleton F1": m.get("skeleton_f1"), "arc F1": m.get("arc_f1"),
-                          "SHD": m.get("shd"), "edges": int(r.cpdag.sum()), "CI tests": r.result.n_ci_tests,
+                          "SHD": m.get("shd"), "edges": len(r.edges()), "CI tests": r.result.n_ci_tests,
                           "seconds": round(r.seconds, 3)})
         st.dataframe(pd.DataFrame(table), hide_index=True,
                      column_config={"skeleton F1": st.column_config.NumberColumn(format="%.3f",

@@ -336,6 +336,11 @@ def test_local_page_naive_vs_debiased():
     f1 = dict(zip(table["pipeline"], table["skeleton F1"]))
     assert f1["de-biased (g2)"] > f1["naive (fisherz)"] + 0.1  # noise on S keeps spurious edges in naive PC
     assert len(at.get("plotly_chart")) >= 4  # channel, marginals, graphs, frequency oracles
+    # "edges" counts each adjacency once (an undirected edge is two entries of the CPDAG): with Sachs's 17 true
+    # edges, skeleton F1 = 2·correct / (edges + 17) needs a whole number of correct edges, at most the edges shown
+    for _, row in table.iterrows():
+        correct = row["skeleton F1"] * (row["edges"] + 17) / 2
+        assert abs(correct - round(correct)) < 1e-6 and round(correct) <= row["edges"], row.to_dict()
 
 
 def test_local_page_geo_comb_pmax_explains_no_debiasing():
