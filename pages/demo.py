@@ -174,7 +174,7 @@ else:
     fig.update_yaxes(tickfont_size=size, title_font_size=size)
     fig.update_annotations(font_size=size)
     st.plotly_chart(fig, width="stretch", key="dfig")
-    st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the dotted line is PC without privacy (Kendall's "
+    st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the grey dotted line is PC without privacy (Kendall's "
                "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records). Every "
                "private method guarantees the ε on the x-axis (Gauss-PC makes one Gaussian-noised release per edge "
                "and order, composed in zCDP; Priv-PC plays rounds of the largest ε its filter admits four times per "

@@ -45,9 +45,15 @@ def _pc_outcome(ds, res, where) -> None:
     if wrong["extra"]:
         parts.append("kept " + ", ".join(f"{names[x]} – {names[y]}" for x, y in wrong["extra"]) +
                      " (no separating set reached p ≥ α)")
+    from cgdcore.viz.graph import category_counts, edge_table
+
+    turned = category_counts(edge_table(res.cpdag, ds.truth, names)).get("wrongly oriented", 0)
+    arrows = (f"here {turned} edge{'s' if turned != 1 else ''} PC kept {'are' if turned != 1 else 'is'} oriented "
+              "otherwise than in the true CPDAG" if turned else "here every edge PC kept still has its true marks")
     why = ("A missed edge is a dependence too weak for the test to see in this many rows: its p-value came out "
-           "above α, so PC called the pair independent — and an arrow that needed that edge, or its separating "
-           "set, cannot be oriented either. More rows make a weak dependence visible."
+           "above α, so PC called the pair independent. The arrows rest on the skeleton and its separating sets, so "
+           f"a missing edge can take a v-structure away or make a wrong one: {arrows}. More rows make a weak "
+           "dependence visible."
            if wrong["missed"] else
            "The skeleton is right; an arrowhead differs because a v-structure decision rests on a separating set "
            "that a borderline test chose.")
@@ -87,8 +93,9 @@ def pc_step_by_step():
         a, b = st.columns([1, 2])
         _pc_outcome(cds, cres, a)
         a.caption("Pollution raises the chance of cancer only a little, so 5,000 rows do not show it at α = 0.05. "
-                  "Without that edge the collider Pollution → Cancer ← Smoker is gone, and so are the arrows it "
-                  "would have forced. Set Network = cancer and Rows = 100,000 above to watch the edge come back.")
+                  "Without that edge PC cannot find the collider Pollution → Cancer ← Smoker, and the arrows it "
+                  "draws around Cancer rest on the wrong skeleton (the box above counts those that differ from the "
+                  "truth). Set Network = cancer and Rows = 100,000 above to watch the edge come back.")
         b.plotly_chart(viz.graph_figure(cres.cpdag, cds.truth, cds.variables, title_learned="PC on 5,000 rows",
                                         title_truth="True DAG", height=360), width="stretch", key="lpcwrong")
 
@@ -135,6 +142,11 @@ def epsilon_on_one_coin():
     m1.metric("reported 'yes'", f"{rr['reported']:.3f}")
     m2.metric("de-biased estimate", f"{rr['estimate']:.3f} ± {rr['sd']:.3f}")
     m3.metric("true share in the sample", f"{rr['true']:.3f}")
+    if not 0.0 <= rr["estimate"] <= 1.0:
+        c2.info(f"The estimate {rr['estimate']:.3f} is outside [0, 1]: a share cannot be that, but the unbiased "
+                f"estimator divides by 2q − 1 = {2 * rr['q'] - 1:.3f}, so with few people or a small ε its noise "
+                "carries it past the ends. Clipping it to [0, 1] gives a possible share, no longer unbiased.",
+                icon=":material/info:")
     st.latex(r"\frac{P(\text{report}=r \mid \text{yes})}{P(\text{report}=r \mid \text{no})} \le e^{\epsilon},\qquad "
              r"\hat\pi = \frac{\bar r - (1-q)}{2q-1}")
     st.caption("Smaller ε: stronger deniability, noisier estimate — the estimate's sd grows like 1/(2q−1). "
@@ -205,11 +217,22 @@ def budget_per_order():
                "tests than order 0's and kept budget for them."))
     if first_plan and len(first_plan["planned"]) > 1:
         p0, p_last = first_plan["planned"][0], first_plan["planned"][-1]
-        told += ((f" Its plan before order 0 falls from {p0:.3g} to {p_last:.3g} per test" if p_last < p0 * 0.99
-                  else f" Its plan before order 0 is {p0:.3g} per test for every order")
-                 + " (εᵢ ≥ εᵢ₊₁, the paper's constraint); but it "
-                 "re-plans after every order with what is left, and the later orders usually need far fewer tests "
-                 "than the bound it planned for, so the realised ε per test can rise again at late orders (the bars).")
+        told += ((f" Its plan before order 0 falls from {p0:.3g} to {p_last:.3g} per test" if 0 < p_last < p0 * 0.99
+                  else f" Its plan before order 0 gives {p0:.3g} per test and nothing to the last orders"
+                  if p_last <= 0 else f" Its plan before order 0 is {p0:.3g} per test for every order")
+                 + " (εᵢ ≥ εᵢ₊₁, the paper's constraint); but it re-plans after every order with what is left"
+                 + (", and the later orders usually need far fewer tests than the bound it planned for, so the "
+                    "realised ε per test can rise again at late orders (the bars)."
+                    if sum(1 for r in table if r["CURATE: tests"]) > 1 else
+                    " — here it made no test after order 0."))
+    stops = [f"**{name}** stopped: {run.result.stop_reason}." for name, run in (("CURATE", cur), ("Laplace-PC", lap))
+             if run.result.stopped_early and run.result.stop_reason]
+    if stops:
+        told += "\n\n" + " ".join(stops)
+    told += (f"\n\nThe ε per test is what each test's noise was calibrated to. The filter composes them by advanced "
+             f"composition (δ = {cur.privacy.delta:g} for CURATE, {lap.privacy.delta:g} for Laplace-PC), which "
+             "charges many small releases less than their sum: tests × ε per test can add up to more than the total "
+             "ε, and the guarantee still holds.")
     st.markdown(told)
     st.latex(r"\min_{\epsilon_i \ge \dots \ge \epsilon_{d-2}}\ \prod_j q^{(1)}_j + \Big(1 - \prod_j (1-q^{(2)}_j)\Big)"
              r"\quad\text{s.t.}\quad \sum_j \text{leak}(t_j, \epsilon_j) \le \epsilon^{(i)}_{\text{Total}}")
@@ -222,7 +245,7 @@ def budget_per_order():
                "for e_i·C(d−2, j) tests per order, thousands on Child, which leaves each a coin flip; here both use "
                "the bound from the current graph (a post-processing of released decisions), CURATE at order 0 "
                "capped at order 0's own test count when the complete graph's bound would leave later orders "
-               "nothing. CURATE stops once an "
+               "nothing. Both stop once an "
                "order's ε would give noise of s.d. above 10 on the z scale. One seed: rerun on the Trade-off page "
                "for means over many.")
 
@@ -258,11 +281,20 @@ def sieve_and_examine():
     st.latex(r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big)\ \text{(sieve on } m \text{ rows costs }"
              r"\epsilon/2\text{)},\qquad \tilde p_{\text{examine}} = p + \mathrm{Lap}(2\Delta/\epsilon)\ \text{(costs } "
              r"\epsilon/2\text{)}")
+    if pv.subsample_rows is not None and pv.subsample_rows >= sds.n:
+        sub = (f"This run decides on the z scale (the app's default), and there it sieves on all {sds.n:,} rows "
+               f"(n/m = 1, so ε' = ε/2 = {pv.sieve_epsilon:.3g}): a sub-sample of m rows shrinks every dependence's "
+               "z by √(m/n), more than the larger ε' of amplification gives back. The paper sieves p-values on a "
+               "sub-sample, where amplification does pay: choose Decision scale = p on the Discover page to run it "
+               "that way.")
+    else:
+        sub = (f"The sieve reads a sub-sample of {pv.subsample_rows:,} rows: sub-sampling amplifies privacy, so it "
+               f"can use the larger ε' = {pv.sieve_epsilon:.3g} with less noise.")
     st.caption("Priv-PC (Wang, Pang & Song 2020, Alg. 2) on Sachs, n = 100,000. Most tests say 'dependent' and the "
                "sparse vector technique lets them through the sieve for free; only a hit (a likely independence) "
-               "costs a round of ε, and it is checked again on all rows so a sub-sample fluke does not delete an "
-               "edge. Sub-sampling amplifies privacy, so the sieve can use the larger ε' with less noise. The "
-               "Discover page's 'Noise vs threshold' view shows each of these tests with its noisy value.")
+               "costs a round of ε, and it is checked again on all rows so a sieve fluke does not delete an "
+               f"edge. {sub} The Discover page's 'Noise vs threshold' view shows each of these tests with its noisy "
+               "value.")
 
 
 def who_sees_what():
@@ -307,7 +339,8 @@ def as_in_paper_vs_sound():
         st.markdown(f"Here: {paper_vs_guarantee(pv)}")
     k_max = sum(k for _, k in run.ledger.worst_case or ())
     c1.metric("most releases possible", f"{k_max:,}", help="two per round (the sieve's ε/2 and the examine's ε/2), "
-              "one round per CI test any run could ask")
+              "one round per CI test any run could ask; the ledger of this run also counts the sieve that was "
+              "still running when the run ended, so it shows two per round plus one")
     accounting_table(pv.accounting, "lacc", with_figure=False)  # full width: names and verdicts read whole
     st.latex(r"\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ \text{at the realised } K"
              r"\qquad\text{guarantee: } \min\Big(k\tfrac{\epsilon}{2},\ \sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + "
@@ -349,9 +382,10 @@ def noise_in_floating_point():
                 f"integer is added (integer arithmetic only), and every output is a lattice point either input can "
                 f"produce. The largest ratio of output probabilities is exactly ln ratio = {disc['exact_log_ratio']:.6g}"
                 f" ≤ ε = {1 / lam:g}.")
-    st.caption("Snapping repairs the Laplace mechanism, but its grid Λ ≥ λ is coarser than the sensitivity, so the "
-               "sparse vector technique's proof — which shifts the threshold noise by exactly Δ — has no such shift "
-               "on it (measured: up to 1.4× the stated ε per hit). The private algorithms therefore draw exact "
+    st.caption("Snapping repairs the Laplace mechanism, but its output is clamped and rounded to the grid Λ ≥ λ, "
+               "so it is no longer Laplace noise shifted by the input, and the sparse vector technique's proof — "
+               "which shifts the threshold noise by exactly Δ — has no such shift on it (measured: up to 1.4× the "
+               "stated ε per hit). The private algorithms therefore draw exact "
                "discrete noise on a lattice fine enough (r ≤ Δ/1024) that rounding costs under 0.2 % more noise; "
                "the papers' 'plain' sampler stays available, marked as having no guarantee.")
 
@@ -360,8 +394,9 @@ def why_the_p_value_wastes_budget():
     c1, c2 = st.columns([1.3, 2])
     rows = teach.p_and_z_margins()
     c1.markdown("A private test adds noise to a number and compares it with a line. On the **p-value** scale "
-                "(the papers) every strong dependence is squashed into [0, α]: a test with z = 20 is as close to "
-                "the line as one with z = 2, so a little noise can flip both. On the **z** scale the margin grows "
+                "(the papers) every strong dependence is squashed into [0, α]: a test with z = 20 is no farther from "
+                "the line than one with z = 5, and not twice as far as one with z = 2, so a little noise can flip "
+                "them all. On the **z** scale the margin grows "
                 "with the evidence, and the noise only has to be small next to it.")
     c1.dataframe(rows, hide_index=True, width="stretch",
                  column_config={k: st.column_config.NumberColumn(format="%.3g") for k in ("p", "p margin", "z margin")})
@@ -390,7 +425,7 @@ def which_statistic():
     c1, c2 = st.columns([1.3, 2])
     c1.markdown(
         "The noise a private test needs is set by its statistic's **sensitivity**; what the test can ever find is set "
-        "by what the statistic **sees**. Kendall's τ moves by at most "
+        "by what the statistic **sees**. Kendall's z̃ (the normalised τ the tests noise) moves by at most "
         f"**{sens['kendall']:.3g}** (9/√n) when one of {comp['n']:,} records changes, but it sees only monotone "
         f"dependence: even without noise, PC with it reaches skeleton F1 **{ceiling['kendall']:.2f}** here. The "
         f"G statistic sees any dependence (PC with it: **{ceiling['g2']:.2f}**) but moves by up to "

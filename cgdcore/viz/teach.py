@@ -78,9 +78,28 @@ def per_test_budget_figure(orders: Sequence[int], per_test: dict[str, Sequence[f
                         name="CURATE's plan before order 0", line={"color": BLUE, "dash": "dot", "width": 2},
                         marker={"symbol": "diamond", "size": 9},
                         hovertemplate="plan before order 0<br>%{x}: ε per test %{y:.4f}<extra></extra>")
+    import math
+
+    # a log axis draws a bar from its bottom: put that a factor 5 below the smallest value, so every bar has height
+    shown = [float(v) for values in per_test.values() for v in values if v > 0]
+    shown += [float(v) for v in (plan[1] if plan is not None else ()) if v > 0]
+    yrange = ([math.log10(min(shown) / 5), math.log10(max(shown) * 2)] if shown else None)
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10),
-                      yaxis=dict(title="ε per CI test (log scale)", type="log", dtick=1), legend=LEGEND_BELOW)
+                      yaxis=dict(title="ε per CI test (log scale)", type="log", range=yrange, **_log_ticks(yrange)),
+                      legend=LEGEND_BELOW)
     return theme(fig)
+
+
+def _log_ticks(yrange) -> dict:
+    """Ticks of a log axis over ``yrange`` (log10 bounds): decades when it spans two or more, else 1, 2 and 5 times
+    each decade, every label written out (plotly's own minor labels read "2", "5")."""
+    import math
+
+    if yrange is None or yrange[1] - yrange[0] >= 2:
+        return {"dtick": 1}
+    vals = [m * 10.0 ** e for e in range(math.floor(yrange[0]), math.ceil(yrange[1]) + 1) for m in (1, 2, 5)
+            if yrange[0] <= math.log10(m * 10.0 ** e) <= yrange[1]]
+    return {"tickvals": vals, "ticktext": [f"{v:g}" for v in vals]}
 
 
 def sieve_flow_figure(labels: Sequence[str], xs: Sequence[float], ys: Sequence[float],
