@@ -508,8 +508,15 @@ def test_learn_page_examples_run_and_respond():
     # lesson 1's default recovers the truth and says so; its second example explains the edge PC missed
     assert any("recovered the true graph exactly" in m.value for m in at.success)
     assert any("missed Pollution – Cancer" in w.value and "≥ α" in w.value for w in at.warning)
-    # lesson 5 says what CURATE did with order 0 against Laplace-PC, whichever way it went
+    # … and counts the arrows the missing edge turned (Cancer at 5,000 rows: two point into Cancer the wrong way)
+    assert any("here 2 edges PC kept are oriented otherwise than in the true CPDAG" in w.value for w in at.warning)
+    # lesson 5 says what CURATE did with order 0 against Laplace-PC, whichever way it went, and why Σ ε per test
+    # can pass the total
     assert any("Here CURATE gave each order-0 test" in m.value for m in at.markdown)
+    assert any("advanced composition" in m.value for m in at.markdown)
+    # lesson 6 says the z-scale run sieves on every row (n/m = 1), as its metric shows
+    assert {m.label: m.value for m in at.metric}["sieve sub-sample (of 100,000 rows)"] == "100,000 rows"
+    assert any("n/m = 1, so ε' = ε/2 = 0.5" in c.value for c in at.caption)
     at.select_slider(key="lstage").set_value(1).run()     # after order 0
     assert not at.exception, [e.message for e in at.exception]
     assert any("Order 0" in m.value for m in at.markdown)
@@ -521,12 +528,20 @@ def test_learn_page_examples_run_and_respond():
     before = {m.label: m.value for m in at.metric}["de-biased estimate"]
     at.slider(key="leps").set_value(0.2).run()
     assert {m.label: m.value for m in at.metric}["de-biased estimate"] != before
+    at.slider(key="leps").set_value(0.05).run()  # 100 people at ε = 0.05: the estimate leaves [0, 1], and it is said
+    at.select_slider(key="lppl").set_value(100).run()
+    estimate = float({m.label: m.value for m in at.metric}["de-biased estimate"].split(" ± ")[0])
+    assert not 0 <= estimate <= 1 and any("is outside [0, 1]" in i.value for i in at.info)
     assert any(str(m.label) == "the run can promise" for m in at.metric)
     # budget per order: CURATE and Laplace-PC at the same total ε, per-order table
     metrics = {m.label: m.value for m in at.metric}
     assert {"PC", "CURATE", "Laplace-PC"} <= set(metrics)
     at.select_slider(key="lat").set_value(1.0).run()
     assert not at.exception, [e.message for e in at.exception]
+    at.selectbox(key="lan").set_value("sachs").run()  # Sachs at ε = 0.5: both algorithms stop, and both stops are said
+    at.select_slider(key="lat").set_value(0.5).run()
+    told = next(m.value for m in at.markdown if "Here CURATE gave each order-0 test" in m.value)
+    assert "**CURATE** stopped:" in told and "**Laplace-PC** stopped:" in told
     # sieve and examine: the flow counts add up (asked = sieve kept + examined + not asked)
     rounds = {m.label: m.value for m in at.metric}["rounds (examined tests), ε each"]
     assert rounds.endswith("× 1")
