@@ -13,7 +13,7 @@ from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE
 from cgdcore.metrics import CONVENTIONS
 from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
-                       run_discovery, run_discovery_on_upload, run_stored, url_accepts_names, user_errors)
+                       run_discovery, run_discovery_on_upload, run_stored, session_id, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
 from ui.downloads import ledger_table
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
@@ -241,8 +241,10 @@ params = dict(ci_test=ci_test, alpha=float(alpha), variant=variant, orientation=
               algo=algo, ranges=ranges_text.strip() or None)
 if private:
     params.update(epsilon=total_eps, round_epsilon=round_eps, delta=float(delta), seed=noise_seed)
-# a fresh-noise run is kept per draw: the same release is shown again, "Draw new noise" asks for another one
-run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items())) + (("draw", noise_draw),)
+# a fresh-noise run is kept per draw and per session: the same release is shown to its user again, "Draw new noise"
+# asks for another one, and another user gets a draw of their own (fresh entropy, not a draw shared by the server)
+run_key = data_key + tuple(sorted(params.items())) + tuple(sorted(algo_opts.items())) + (("draw", noise_draw),) + (
+    (("session", session_id()),) if private and noise_seed is None else ())
 
 c1, c2, c3, c4 = st.columns(4)
 c1.metric("Dataset", markdown_literal(ds.name))  # Markdown: an uploaded file's name is shown as typed
@@ -394,7 +396,10 @@ if pv:
         how = (f"its budget, enforced by the {pv.rule}-composition filter" if pv.budget is not None else
                f"without a budget, the {pv.rule} composition of the most releases any run on data of this shape "
                "could make")
-        st.caption(f"Every release the run made is in the ledger. Its guarantee was fixed before it started: {how}. "
+        opening = (f"Its guarantee was fixed before it started: {how}." if pv.guarantee else
+                   f"This run has **no privacy guarantee** ({pv.guarantee_note}); its ledger's totals say what "
+                   "the releases it recorded would cost if every part of the run had a proof.")
+        st.caption(f"Every release the run made is in the ledger. {opening} "
                    "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
                    "none of them is a guarantee. " + status_legend())
         accounting_table(pv.accounting, "ledger")
@@ -450,12 +455,17 @@ if pv:
                    ": the true p-values below are not released by the run.")
         nrows = vp.noise_rows(res.result.trace, float(alpha), names)
         flipped = sum(r["flipped"] for r in nrows)
-        st.caption(f"Each dot is one CI test in the order PC asked it: its **true** p-value (blue circles), the "
-                   f"**noisy** value the mechanism compared (vermilion diamonds) and the threshold it was compared "
-                   f"with (grey steps). Ringed in black: "
+        scale = res.params.get("scale") or "p"
+        st.caption(f"Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
+                   "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
+                   "threshold it was compared with (grey steps), on the run's decision scale ("
+                   + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and α "
+                      "is not its line") + "). Which side of the threshold means 'independent' depends on the "
+                   f"mechanism and its stage; the hover and the table give each test's decision. Ringed in black: "
                    f"the {flipped} decisions out of {len(nrows)} that differ from the non-private test p ≥ α.")
         if nrows:
-            st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha)), key="noise_fig", width="stretch")
+            st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha), scale=scale), key="noise_fig",
+                            width="stretch")
             only = st.toggle("Only flipped decisions", key="only_flipped")
             view = [r for r in nrows if r["flipped"]] if only else nrows
             st.dataframe(view, hide_index=True, width="stretch", height=300,
@@ -476,7 +486,10 @@ with tab_order:
     left.plotly_chart(viz.tests_per_order_figure(per), key="per_order", width="stretch")
     right.dataframe({"order": list(range(len(per))), "CI tests": list(per)}, hide_index=True)
     if res.result.seconds > 0:
-        right.metric("Tests per second", f"{res.result.n_ci_tests / max(res.result.seconds, 1e-9):,.0f}")
+        right.metric("Tests per second", f"{res.result.n_ci_tests / max(res.result.seconds, 1e-9):,.0f}",
+                     help=f"{res.result.n_ci_tests:,} tests in the skeleton search's {res.result.seconds:.3f} s; "
+                          f"the run time above ({res.seconds:.2f} s) also counts loading the statistics and "
+                          "orienting the edges")
 
 with tab_log:
     import pandas as pd

@@ -231,7 +231,7 @@ with tabs[0]:
             st.plotly_chart(viz.graph_figure(rep["plaintext_cpdag"], res.dataset.truth, names,
                                              title_learned="Plaintext federated PC"), key="fg_plain", width="stretch")
     st.caption("Both runs keep, for each removed edge, the separating set with the largest p-value among the "
-               "level's batched tests, as the paper does; edge colours compare a graph with the true DAG.")
+               "level's batched tests, as the paper does; edge colours compare a graph with the CPDAG of the true DAG (its equivalence class).")
 with tabs[1]:
     prow = paper_row(net, stat) if n >= 1000 else None
     st.plotly_chart(viz_fhe.agreement_figure(cmp["levels"], prow), key="fagree", width="stretch")

@@ -270,8 +270,9 @@ with tab_s:
     else:
         figs["time"] = vs.curves_figure(summary, "seconds", x_label, **curve_axes, paper=paper, log_y=True)
     st.plotly_chart(figs["time"], width="stretch", key="tofig_s")
-    st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics, so "
-               "the first run on a dataset pays for them." + (
+    st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics "
+               "(tables, test statistics), so a run that needs a statistic first computes it and later runs read it; "
+               "small runs' times are dominated by noise drawing and the machine's load, not by that order." + (
                    " Paper times (Priv-PC Table 2) come from a 32-core server running the authors' code."
                    if any(q["metric"] == "seconds" for q in paper) else ""))
 with tab_tab:

@@ -33,7 +33,7 @@ def memory():
     return store
 
 
-def _session() -> str:
+def session_id() -> str:
     """This session's id: uploads and results on them are kept per session (``kind:session`` namespaces)."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -62,7 +62,7 @@ def load_upload(digest: str, name: str, payload: bytes, missing: str):
         ds.data.setflags(write=False)
         return ds
 
-    return memory().get_or_compute(f"upload:{_session()}", (digest, name, missing), parse)
+    return memory().get_or_compute(f"upload:{session_id()}", (digest, name, missing), parse)
 
 
 def _frozen(value):
@@ -218,7 +218,7 @@ def _run_discovery(key: tuple, dataset, **params):
 
 
 def _run_discovery_on_upload(key: tuple, dataset, **params):
-    return memory().get_or_compute(f"discovery-upload:{_session()}", _frozen((key, params)),
+    return memory().get_or_compute(f"discovery-upload:{session_id()}", _frozen((key, params)),
                                    lambda: _discover(dataset, params))
 
 

@@ -63,14 +63,21 @@ def noise_rows(trace, alpha: float, names) -> list[dict]:
     return rows
 
 
-def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 4000):
-    """Each test's true p-value, the noisy value that was compared and its threshold; flips ringed."""
-    import plotly.graph_objects as go
+def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 4000, scale: str = "p"):
+    """Each test's true p-value against α (top, not released), and the noisy value the mechanism compared with its
+    threshold (bottom, on the run's decision ``scale``: "p" — p-value plus noise — or "z", the statistic's own
+    scale, where a p-value and α have no place); decisions the noise flipped are ringed in both."""
+    from plotly.subplots import make_subplots
 
     rows = rows[:max_points]
-    fig = go.Figure()
     if not rows:
-        return _layout(fig, title="no noisy tests to show")
+        import plotly.graph_objects as go
+
+        return _layout(go.Figure(), title="no noisy tests to show")
+    units = "p-value + noise" if scale == "p" else "statistic + noise (its own scale)"
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.35, 0.65], vertical_spacing=0.12,
+                        subplot_titles=("true p-value (computed for this view, not released) and α",
+                                        f"noisy value compared and its threshold: {units}"))
     idx = [r["test"] for r in rows]
     from cgdcore.viz.graph import plotly_text  # names may come from an upload: plotly reads markup in hover text
 
@@ -78,38 +85,46 @@ def noise_threshold_figure(rows: list[dict], alpha: float, max_points: int = 400
              f"<br>noisy {r['noisy']:.4g} vs threshold {r['threshold']:.4g}<br>private: {r['private decision']}"
              f"<br>non-private: {r['non-private decision']}" for r in rows]
     small = 7 if len(rows) > 300 else 9
-    fig.add_trace(go.Scatter(x=idx, y=[r["true p"] for r in rows], mode="markers", name="true p-value (circles)",
-                             marker=dict(color=BLUE, size=small, symbol="circle"), hovertext=["true p-value<br>" + h
-                             for h in hover], hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=idx, y=[r["noisy"] for r in rows], mode="markers",
-                             name="noisy value compared (diamonds)",
-                             marker=dict(color=VERMILION, size=small, symbol="diamond"),
-                             hovertext=["noisy value compared<br>" + h for h in hover], hoverinfo="text"))
-    fig.add_trace(go.Scatter(x=idx, y=[r["threshold"] for r in rows], mode="lines", name="threshold used (grey steps)",
-                             line=dict(color=GREY, width=2.5, shape="hv"),
-                             hovertemplate="threshold used by test %{x}: %{y:.4g}<extra></extra>"))
-    flips = [r for r in rows if r["flipped"]]
-    if flips:
-        fig.add_trace(go.Scatter(x=[r["test"] for r in flips], y=[r["noisy"] for r in flips], mode="markers",
-                                 name=f"decision flipped by noise ({len(flips)}, black rings)",
-                                 marker=dict(color="rgba(0,0,0,0)", size=small + 9, line=dict(color=BLACK, width=2.5)),
-                                 hovertext=["<b>decision flipped by the noise</b><br>" + h for h, r in zip(hover, rows)
-                                            if r["flipped"]], hoverinfo="text"))
-    fig.add_hline(y=alpha, line=dict(color=GREEN, dash="dash", width=2.5),
+    fig.add_scatter(x=idx, y=[r["true p"] for r in rows], mode="markers", name="true p-value (circles)",
+                    marker=dict(color=BLUE, size=small, symbol="circle"), hovertext=["true p-value<br>" + h
+                    for h in hover], hoverinfo="text", row=1, col=1)
+    fig.add_hline(y=alpha, line=dict(color=GREEN, dash="dash", width=2.5), row=1, col=1,
                   annotation_text=f"α = {alpha:g}", annotation_position="top left")
-    lo = min(min(r["noisy"] for r in rows), 0.0)
-    hi = max(max(r["noisy"] for r in rows), 1.0)
-    top, bottom = min(hi, 2.5), max(lo, -1.5)
-    span = top - bottom
-    fig.update_yaxes(range=[bottom - 0.02 * span, top + 0.02 * span])
-    outside = sum(1 for r in rows if not bottom <= r["noisy"] <= top)
-    if outside:  # say what the axis range leaves out instead of clipping silently
-        fig.add_annotation(text=f"{outside} noisy value{'s' if outside > 1 else ''} beyond the axis "
-                                f"(noise reaches {lo:.3g} to {hi:.3g})", xref="paper", yref="paper", x=1, y=1.06,
-                           showarrow=False, xanchor="right", font=dict(size=13, color=DARK_GREY))
+    fig.add_scatter(x=idx, y=[r["noisy"] for r in rows], mode="markers", name="noisy value compared (diamonds)",
+                    marker=dict(color=VERMILION, size=small, symbol="diamond"),
+                    hovertext=["noisy value compared<br>" + h for h in hover], hoverinfo="text", row=2, col=1)
+    fig.add_scatter(x=idx, y=[r["threshold"] for r in rows], mode="lines", name="threshold used (grey steps)",
+                    line=dict(color=GREY, width=2.5, shape="hv"),
+                    hovertemplate="threshold used by test %{x}: %{y:.4g}<extra></extra>", row=2, col=1)
+    flips = [(r, h) for r, h in zip(rows, hover) if r["flipped"]]
+    if flips:
+        for k, key in enumerate(("true p", "noisy")):
+            fig.add_scatter(x=[r["test"] for r, _ in flips], y=[r[key] for r, _ in flips], mode="markers",
+                            name=f"decision flipped by noise ({len(flips)}, black rings)", legendgroup="flips",
+                            showlegend=k == 1, marker=dict(color="rgba(0,0,0,0)", size=small + 9,
+                                                             line=dict(color=BLACK, width=2.5)),
+                            hovertext=["<b>decision flipped by the noise</b><br>" + h for _, h in flips],
+                            hoverinfo="text", row=k + 1, col=1)
+    fig.update_yaxes(range=[-0.03, 1.03], title_text="true p", row=1, col=1)
+    # the noisy panel shows the thresholds and the values near them; far-off values are counted, not drawn
+    values = sorted(r["noisy"] for r in rows)
+    lines = [r["threshold"] for r in rows]
+    bottom = min(min(lines), values[int(0.05 * (len(values) - 1))])
+    top = max(max(lines), values[int(0.95 * (len(values) - 1))])
+    if scale == "p":
+        bottom, top = min(bottom, 0.0), max(top, 1.0)
+    span = (top - bottom) or 1.0
+    bottom, top = bottom - 0.15 * span, top + 0.15 * span
+    fig.update_yaxes(range=[bottom, top], title_text="noisy value", row=2, col=1)
+    outside = sum(1 for v in values if not bottom <= v <= top)
+    if outside:  # say what the axis range leaves out instead of clipping silently (under the panel's title)
+        title = next(a for a in fig.layout.annotations if a.text.startswith("noisy value compared"))
+        title.text += (f"<br><span style='font-size:14px;color:{DARK_GREY}'>{outside} noisy "
+                       f"value{'s' if outside > 1 else ''} beyond the axis: the noisy values range from "
+                       f"{values[0]:.3g} to {values[-1]:.3g}</span>")
     fig.update_xaxes(tickformat="d")
-    return _layout(fig, height=420, xaxis_title="test number (in the order PC asked)",
-                   yaxis_title="p-value + noise (noise can leave [0, 1])")
+    fig.update_xaxes(title_text="test number (in the order PC asked)", row=2, col=1)
+    return _layout(fig, height=560)
 
 
 #: how each status of a total is drawn: colour and hatch (cgdcore.privacy.ledger.STATUS)

@@ -160,7 +160,9 @@ def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     assert [t.noise for t in first.result.trace] != [t.noise for t in second.result.trace]
 
 
-def test_fresh_noise_is_kept_until_a_new_draw_is_asked_for():
+def test_fresh_noise_is_kept_until_a_new_draw_is_asked_for(monkeypatch):
+    import ui.common
+
     at = app(timeout=120)
     at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000"})
     at.run()
@@ -171,6 +173,14 @@ def test_fresh_noise_is_kept_until_a_new_draw_is_asked_for():
     at.sidebar.button(key="nseed_redraw").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert [t.noise for t in at.session_state["discovery"].result.trace] != [t.noise for t in first.result.trace]
+    # another user with the same settings gets a draw of their own, not the one the server showed the first user
+    # (AppTest gives every instance one session id: the second user's is set here)
+    monkeypatch.setattr(ui.common, "session_id", lambda: "another user")
+    other = app(timeout=120)
+    other.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000"})
+    other.run()
+    assert not other.exception, [e.message for e in other.exception]
+    assert [t.noise for t in other.session_state["discovery"].result.trace] != [t.noise for t in first.result.trace]
 
 
 def test_noise_sampler_defaults_to_discrete_and_plain_is_offered():

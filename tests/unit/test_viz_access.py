@@ -296,6 +296,42 @@ def test_private_evidence_names_the_noisy_comparison():
 
 
 # ------------------------------------------------------------------- every other figure
+def _z_noise_rows():
+    """A z-scale run: noisy statistics far from [0, 1], a threshold near 2 (dependent above it)."""
+    rows = []
+    for k in range(40):
+        z = 30.0 + k if k in (7, 31) else 0.5 * (k % 8)  # two far-off statistics
+        noisy, p = z + (-0.8 if k % 3 else 0.9), 2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2))))
+        rows.append({"test": k, "x": "a", "y": "b", "S": "∅", "order": k // 10, "true p": p, "noisy": noisy,
+                     "noise": noisy - z, "threshold": 2.06, "stage": "gauss", "ε": 1.0,
+                     "private decision": "dependent" if noisy > 2.06 else "independent",
+                     "non-private decision": "independent" if p >= 0.1 else "dependent",
+                     "flipped": (noisy <= 2.06) != (p >= 0.1)})
+    return rows
+
+
+def test_noise_view_draws_each_value_on_its_own_scale():
+    """The true p-values are drawn against α; the noisy values against their threshold, on the run's scale: on the
+    z scale the lower panel says so and carries no α line, and values beyond its axis are counted with their range
+    (not called the noise's range)."""
+    from cgdcore.viz import privacy as vp
+
+    fig = vp.noise_threshold_figure(_z_noise_rows(), 0.1, scale="z")
+    by_name = {t.name: t for t in fig.data}
+    assert by_name["true p-value (circles)"].yaxis == "y" and by_name["noisy value compared (diamonds)"].yaxis == "y2"
+    assert [sh.yref for sh in fig.layout.shapes] == ["y"]  # the α line, in the p-value panel only
+    titles = [a.text for a in fig.layout.annotations]
+    beyond = next(t for t in titles if "beyond the axis" in t)
+    assert beyond.startswith("noisy value compared and its threshold: statistic + noise (its own scale)<br>")
+    assert "noisy values range from" in beyond and "noise reaches" not in beyond
+    lo, hi = fig.layout.yaxis2.range
+    assert lo <= 2.06 <= hi and hi < 30  # the threshold is in view; the far-off statistics are counted instead
+    assert fig.layout.yaxis.range[0] < 0 < 1 < fig.layout.yaxis.range[1]
+    p_fig = vp.noise_threshold_figure(_noise_rows(), 0.1, scale="p")
+    assert any(t.startswith("noisy value compared and its threshold: p-value + noise")
+               for t in (a.text for a in p_fig.layout.annotations))
+
+
 def _noise_rows():
     rows = []
     for k in range(30):
@@ -331,6 +367,7 @@ def _figures() -> dict:
     trace = [{"release": k, "loss": 1 / (k + 1), "h": 0.1 / (k + 1), "epsilon_spent": 0.1 * k} for k in range(20)]
     return {
         "noise_threshold": lambda: vp.noise_threshold_figure(_noise_rows(), 0.1),
+        "noise_threshold_z": lambda: vp.noise_threshold_figure(_z_noise_rows(), 0.1, scale="z"),
         "ledger_totals": lambda: vp.ledger_totals_figure(acc, "advanced"),
         "releases_per_order": lambda: vp.releases_per_order_figure([{"order": 0, "epsilon": 1.0, "releases": 8},
                                                                   {"order": None, "epsilon": 0.2, "releases": 1}]),
@@ -375,7 +412,7 @@ def _figures() -> dict:
     }
 
 
-FIGURES = ("noise_threshold", "ledger_totals", "releases_per_order", "curate_plan", "lemma1", "objective",
+FIGURES = ("noise_threshold", "noise_threshold_z", "ledger_totals", "releases_per_order", "curate_plan", "lemma1", "objective",
            "privpc_scales", "composition", "channel", "distortion", "utility_f1", "utility_shd", "frequency", "weights",
            "convergence", "schedules", "iterations", "agreement", "fhe_time", "tests_per_order", "lesson_ci_test",
            "lesson_ci_test_tail", "lesson_flip", "lesson_budget", "lesson_sieve", "lesson_f1")
