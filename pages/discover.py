@@ -308,7 +308,7 @@ if m:
 else:
     cols[0].metric("Learned edges", f"{len(res.edges())}")
 cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
-cols[-1].metric("Run time", f"{res.seconds:.2f} s")
+cols[-1].metric("Run time", f"{res.seconds:.2f} s" if res.seconds >= 0.01 else f"{res.seconds * 1000:.1f} ms")
 pv = res.privacy
 if pv and not pv.accounted:  # encrypted without differential privacy: nothing to account
     st.info("Encrypted federated PC without differential privacy: no one pools the rows, the key holder decrypts "
@@ -336,7 +336,7 @@ if pv:
         flips, asked = diag["decisions_flipped"], diag["noisy_decisions"]
         with st.container(border=True):
             st.caption(f"**Diagnostics** — {diag['note']}: they show what the noise did, for teaching.")
-            st.markdown(f"The noise flipped **{flips} of {asked}** test decisions ({flips / asked:.0%}) against the "
+            st.markdown(f"The noise flipped **{flips:,} of {asked:,}** test decisions ({flips / asked:.0%}) against the "
                         "exact test p ≥ α" + (": at this ε and n the private tests are close to coin flips. Raise ε "
                                                "or the number of rows." if flips / asked > 0.25 else ".")
                         + " The Noise vs threshold tab shows each one.")
@@ -462,7 +462,7 @@ if pv:
                    + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and α "
                       "is not its line") + "). Which side of the threshold means 'independent' depends on the "
                    f"mechanism and its stage; the hover and the table give each test's decision. Ringed in black: "
-                   f"the {flipped} decisions out of {len(nrows)} that differ from the non-private test p ≥ α.")
+                   f"the {flipped:,} decisions out of {len(nrows):,} that differ from the non-private test p ≥ α.")
         if nrows:
             st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha), scale=scale), key="noise_fig",
                             width="stretch")

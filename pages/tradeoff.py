@@ -276,7 +276,9 @@ with tab_s:
                    " Paper times (Priv-PC Table 2) come from a 32-core server running the authors' code."
                    if any(q["metric"] == "seconds" for q in paper) else ""))
 with tab_tab:
-    st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360)
+    st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360,
+                 column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns
+                                if c.startswith("epsilon")})  # an ε bound to four significant digits
     import io
 
     buf = io.BytesIO()

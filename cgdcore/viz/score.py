@@ -79,7 +79,7 @@ def schedules_figure(eps_total: float, eps0: float, ratio: float = 1.05):
                              "iteration k", "ε_k", fmt=".3~g"))
     fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=360, xaxis_title="iteration k", yaxis_title="ε_k",
-                   title=f"Per-iteration budgets at ε_total = {eps_total:g}, ε0 = {eps0:g}")
+                   title=f"Per-iteration budgets at ε_total = {eps_total:g}, ε0 = {eps0:.3g}")
 
 
 def iterations_figure(eps0: float, ratio: float = 1.05):
@@ -96,4 +96,4 @@ def iterations_figure(eps0: float, ratio: float = 1.05):
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)
     return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="iterations I (Lemma 2)",
-                   title=f"Iterations available vs ε_total (ε0 = {eps0:g})")
+                   title=f"Iterations available vs ε_total (ε0 = {eps0:.3g})")
