@@ -30,6 +30,8 @@ def command_line(dataset: str, n: int | None, params, *, data_seed: int | None =
         parts += [f"--seed {data_seed}"] if data_seed is not None else []
     for key, flag in _RUN_FLAGS:
         v = params.get(key)
+        if key == "kendall_sided" and params.get("ci_test") not in (None, "kendall"):
+            continue  # read by Kendall's test only (discover() passes it to no other)
         if v is not None and not (key == "variant" and v == "stable") and not (key == "orientation" and v == (
                 default_orientation(params.get("algo") or "pc", params.get("variant") or "stable", params.get("ldp")))):
             parts.append(f"{flag} {shlex.quote(str(v))}")

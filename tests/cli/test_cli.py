@@ -261,3 +261,19 @@ def test_fhe_pc_json_and_text():
 def test_fhe_bad_input_exits_2(args, needle):
     r = run("discover", "--dataset", "asia", "--n", "2000", *args)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_shown_command_names_kendalls_sidedness_only_for_kendalls_test():
+    """The command a result shows repeats the run with only the flags that matter to it: ``--kendall-sided`` for a
+    Kendall test (or an algorithm whose test is Kendall's by default), never for a G-test."""
+    from cgdcore.cli import command_line
+
+    base = {"algo": "pc", "alpha": 0.05, "kendall_sided": "two", "max_order": 2}
+    g2 = command_line("asia", 2000, {**base, "ci_test": "g2"}, data_seed=0)
+    assert "--ci-test g2" in g2 and "--kendall-sided" not in g2
+    assert "--kendall-sided two" in command_line("asia", 2000, {**base, "ci_test": "kendall"}, data_seed=0)
+    assert "--kendall-sided one" in command_line("asia", 2000, {**base, "algo": "priv-pc", "kendall_sided": "one"})
+    # the shorter command makes the same run
+    out = json.loads(cli(*g2.split()[3:], "--json").stdout)
+    ref = json.loads(cli(*g2.split()[3:], "--kendall-sided", "two", "--json").stdout)
+    assert out["edges"] == ref["edges"] and out["n_ci_tests"] == ref["n_ci_tests"]
