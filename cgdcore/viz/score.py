@@ -56,7 +56,8 @@ def convergence_figure(trace: list[dict], private: bool):
     if trace and "loss" in trace[0]:
         fig.add_trace(_curve(x, [t["loss"] for t in trace], "loss ℓ(W)", 0, xl, "loss"), 1, 1)
     fig.add_trace(_curve(x, [max(t["h"], 1e-16) for t in trace], "acyclicity h(W)", 1, xl, "h(W)", fmt=".3~g"), 2, 1)
-    fig.update_yaxes(type="log", row=2, col=1)
+    fig.update_yaxes(type="log", exponentformat="power", row=2, col=1)  # 10⁻¹⁶, not SI's "1f"
+    fig.update_xaxes(rangemode="nonnegative", tickformat="d")  # iterations count from 0, one point or many
     if per_release:
         fig.add_trace(_curve(x, [t["epsilon_spent"] for t in trace], "ε used (zCDP, cumulative)", 2, xl, "ε"), 3, 1)
     fig.update_xaxes(title_text=xl, row=rows, col=1)
@@ -95,5 +96,5 @@ def iterations_figure(eps0: float, ratio: float = 1.05):
         fig.add_trace(_curve(totals, ys, kind, SCHEME_SERIES[kind], "ε_total", "iterations I", fmt=".4~g"))
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", dtick=1)
-    return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="iterations I (Lemma 2)",
+    return _layout(fig, height=340, xaxis_title="ε_total", yaxis_title="I (Lemma 2; a run uses ⌊I⌋)",
                    title=f"Iterations available vs ε_total (ε0 = {eps0:.3g})")
