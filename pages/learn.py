@@ -281,7 +281,7 @@ def sieve_and_examine():
     st.latex(r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big)\ \text{(sieve on } m \text{ rows costs }"
              r"\epsilon/2\text{)},\qquad \tilde p_{\text{examine}} = p + \mathrm{Lap}(2\Delta/\epsilon)\ \text{(costs } "
              r"\epsilon/2\text{)}")
-    if pv.subsample_rows is not None and pv.subsample_rows >= sds.n:
+    if srun.params.get("scale") == "z" and pv.subsample_rows is not None and pv.subsample_rows >= sds.n:
         sub = (f"This run decides on the z scale (the app's default), and there it sieves on all {sds.n:,} rows "
                f"(n/m = 1, so ε' = ε/2 = {pv.sieve_epsilon:.3g}): a sub-sample of m rows shrinks every dependence's "
                "z by √(m/n), more than the larger ε' of amplification gives back. The paper sieves p-values on a "
