@@ -127,11 +127,12 @@ def _slot():
             s["waiting"] -= 1
         s["running"] += 1
     _held.depth = 1
-    _yield_cpu()
+    restore = _yield_cpu()
     try:
         yield
     finally:
         _held.depth = 0
+        restore()
         with s["cond"]:
             s["running"] -= 1
             s["cond"].notify()
@@ -142,17 +143,27 @@ def _slot():
 HEAVY_NICE = int(os.environ.get("CGD_HEAVY_NICE", "10") or 0)
 
 
-def _yield_cpu() -> None:
-    """Lower this thread's CPU priority (Linux: a thread is a task with its own niceness). Streamlit runs each
-    script run in a thread of its own that ends with the run, so nothing needs restoring; where a thread's
-    priority cannot be changed, nothing happens."""
+def _yield_cpu():
+    """Lower this thread's CPU priority (Linux: a thread is a task with its own niceness) and return a function that
+    puts it back. Streamlit runs each script run in a thread of its own that ends with the run, but the thread draws
+    the result after its heavy run, and a caller's thread may live on (a test's, a notebook's): it gets its niceness
+    back where the system lets a thread raise its priority again (root, or RLIMIT_NICE), and otherwise keeps the
+    lower one. Where a thread's priority cannot be changed, nothing happens."""
     if HEAVY_NICE <= 0 or not hasattr(os, "setpriority"):
-        return
+        return lambda: None
+    tid = threading.get_native_id()
     try:
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), HEAVY_NICE))
+        before = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, max(before, HEAVY_NICE))
     except OSError:
-        pass
+        return lambda: None
+
+    def restore():
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, before)
+        except OSError:  # raising a priority again needs the privilege to
+            pass
+    return restore
 
 
 def queue_notice() -> None:
