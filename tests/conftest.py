@@ -34,6 +34,26 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: Path(str(item.fspath)).parent.name != "browser")
 
 
+class Lazy:
+    """``import MODULE`` (or ``from MODULE import ATTR``) on first use. Collection imports every test module in each
+    of the four workers before any test runs; the libraries only some tests need (scipy.stats, pandas, networkx,
+    Streamlit's AppTest) took ~1.7 s of CPU per worker to import there. ``stats = Lazy("scipy.stats")`` reads like
+    the import it stands for."""
+
+    def __init__(self, module: str, attr: str | None = None):
+        self._module, self._attr = module, attr
+
+    def __getattr__(self, name):
+        import importlib
+
+        if name.startswith("_"):  # what collection asks of every module-level object (__test__, pytest's marks)
+            raise AttributeError(name)
+        target = importlib.import_module(self._module)
+        if self._attr is not None:
+            target = getattr(target, self._attr)
+        return getattr(target, name)
+
+
 def private_kendall_pc(ds, alpha: float, max_order=None):
     """Non-private PC with the statistic the private algorithms use (Kendall z̃ with the public normaliser,
     one-sided p): what they converge to as ε grows. Returns the engine's Result and the metrics."""
@@ -82,12 +102,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="session")
 def apptest_start_up_once():
     """What a real server does once, at start-up, AppTest does on every run: scan every installed distribution's
     metadata for Streamlit components (~0.06 s), and parse and compile app.py and the page afresh (a new script
     cache per run; the pages' magic-command rewrite parses them in Python). Nothing is installed and no script
-    changes during a test session, so the scan's answer and one script cache are kept."""
+    changes during a test session, so the scan's answer and one script cache are kept. Used by the modules that
+    drive AppTest (``pytestmark``), so a worker that runs none of them does not import Streamlit."""
     from streamlit.components.v2 import manifest_scanner
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.testing.v1 import app_test, local_script_runner

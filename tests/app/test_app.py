@@ -3,10 +3,12 @@ at all is the browser test's test_every_page_at_presentation_size)."""
 import json
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from cgdcore.algorithms import REGISTRY
-from conftest import ROOT
+from conftest import Lazy, ROOT
+
+AppTest = Lazy("streamlit.testing.v1", "AppTest")
+pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.py
 
 APP = str(ROOT / "app.py")
 

@@ -1,12 +1,14 @@
 """Demo mode: the scenarios' runs and sentences (ui.scenarios) and the Demo page (AppTest)."""
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from cgdcore import UserError
 from cgdcore.metrics import every_pair_f1
 from ui.scenarios import SCENARIOS, _eps, run_scenario, settings_for
-from conftest import ROOT
+from conftest import Lazy, ROOT
+
+AppTest = Lazy("streamlit.testing.v1", "AppTest")
+pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.py
 
 APP = str(ROOT / "app.py")
 

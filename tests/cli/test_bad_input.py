@@ -17,9 +17,11 @@ import tomllib
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from conftest import ROOT, cli
+from conftest import Lazy, ROOT, cli
+
+AppTest = Lazy("streamlit.testing.v1", "AppTest")
+pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.py
 
 APP = str(ROOT / "app.py")
 EPS_BAD = ["0", "-1", "nan", "inf", "1e300"]

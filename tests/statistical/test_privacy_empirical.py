@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from cgdcore.citests import make_ci_test, suffstats_for
 from cgdcore.citests.kendall import (
@@ -33,6 +32,9 @@ from cgdcore.data.dataset import Dataset
 from cgdcore.discover import discover
 from cgdcore.privacy.discrete import Lattice, discrete_laplace, discrete_laplace_pmf
 from cgdcore.privacy.mechanisms import AboveThreshold, ExponentialMechanism, LaplaceMechanism, SieveAndExamine
+from conftest import Lazy
+
+stats = Lazy("scipy.stats")
 
 #: Standard errors in every Monte-Carlo confidence bound (one-sided level ≈ 3e-5 per event).
 Z_SE = 4.0

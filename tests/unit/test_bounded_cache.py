@@ -3,10 +3,12 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from ui.bounded_cache import DEFAULT_MB, ByteBoundedLRU, budget_bytes, size_of
+from conftest import Lazy
+
+pd = Lazy("pandas")
 
 KB = 1024
 

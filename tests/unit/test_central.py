@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from cgdcore import UserError
 from cgdcore.central.policies import optimal_subsample_ratio
@@ -14,6 +13,9 @@ from cgdcore.citests import make_ci_test, suffstats_for
 from cgdcore.data import load_dataset
 from cgdcore.discover import discover
 from cgdcore.pc import PValuePolicy, pc
+from conftest import Lazy
+
+stats = Lazy("scipy.stats")
 
 
 def test_laplace_pc_trace_noise_has_declared_scale():

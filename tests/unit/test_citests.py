@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
 from cgdcore import UserError
 from cgdcore.citests import (
@@ -24,6 +23,9 @@ from cgdcore.citests import (
     subsampled_p_sensitivity,
     suffstats_for,
 )
+from conftest import Lazy
+
+sps = Lazy("scipy.stats")
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -3,10 +3,12 @@ import csv
 import io
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from cgdcore.exports import csv_text, neutralise
+from conftest import Lazy
+
+pd = Lazy("pandas")
 
 HOSTILE = ['<script>alert(1)</script>', '=cmd|" /C calc"!A0', '@SUM(1+1)*cmd', '+1-2', '-3+HYPERLINK("x")',
            'x"y,z']

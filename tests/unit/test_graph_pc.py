@@ -1,7 +1,6 @@
 """Graph algorithms and the PC engine against independent oracles."""
 import itertools
 
-import networkx as nx
 import numpy as np
 import pytest
 
@@ -9,6 +8,9 @@ from cgdcore import UserError
 from cgdcore.graph import (DSeparation, cpdag_from_dag, edge_list, from_edge_list, is_dag,
                            meek_closure, topological_order, unshielded_triples)
 from cgdcore.pc import OraclePolicy, PValuePolicy, pc
+from conftest import Lazy
+
+nx = Lazy("networkx")
 
 
 def random_dag(d, p, rng):

@@ -1,4 +1,5 @@
 """The closed-form PLD of k pure-ε releases equals dp_accounting's, and the ledger uses it only where it does."""
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -8,9 +9,11 @@ import pytest
 from cgdcore.privacy import ledger as ledger_mod
 from cgdcore.privacy.ledger import Release, pld_epsilon
 from cgdcore.privacy.pld_pure import MIN_COMPOSED, PURE_MIN_DELTA, pure_epsilon_pld
+from conftest import Lazy
 
-pldlib = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-common = pytest.importorskip("dp_accounting.pld.common")
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("dp_accounting") is None, reason="needs dp_accounting")
+pldlib = Lazy("dp_accounting.pld.privacy_loss_distribution")
+common = Lazy("dp_accounting.pld.common")
 
 
 def _dp_accounting(eps, k, delta):

@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from cgdcore import UserError
 from cgdcore.data import load_dataset
@@ -19,7 +18,9 @@ from cgdcore.privacy.ledger import (BudgetExceeded, Ledger, advanced_composition
                                     advanced_filter, curate_paper_composition, privpc_code_composition)
 from cgdcore.privacy.mechanisms import (AboveThreshold, LaplaceMechanism, SieveAndExamine, amplified_epsilon,
                                         analytic_gaussian_sigma, sieve_epsilon)
-from conftest import ROOT, cli
+from conftest import Lazy, ROOT, cli
+
+stats = Lazy("scipy.stats")
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from cgdcore import UserError
 from cgdcore.privacy.snapping import (
@@ -17,6 +16,9 @@ from cgdcore.privacy.snapping import (
     snapping_laplace_array,
     uniform_doubles,
 )
+from conftest import Lazy
+
+stats = Lazy("scipy.stats")
 
 N = 400_000
 

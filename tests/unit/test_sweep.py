@@ -4,10 +4,9 @@ import json
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from conftest import private_kendall_pc
+from conftest import Lazy, private_kendall_pc
 from cgdcore import UserError
 from cgdcore.cli import main
 from cgdcore.discover import ALGO_DEFAULTS, discover
@@ -24,11 +23,13 @@ from cgdcore.experiments import (
 from cgdcore.experiments.presets import PRESETS, get_preset, paper_points
 from cgdcore.experiments.spec import parse_algo, split_labels
 
+pd = Lazy("pandas")
+
 SMALL = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=("pc", "priv-pc", "svt-pc", "em-pc"),
                   epsilons=(0.05, 0.5, 5.0), reps=2, seed=7)
 
 
-def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+def _same(a, b) -> None:
     """Equal tables apart from the measured run time."""
     pd.testing.assert_frame_equal(a.drop(columns="seconds"), b.drop(columns="seconds"), check_exact=True)
 

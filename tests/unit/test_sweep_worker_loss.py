@@ -2,11 +2,13 @@
 import os
 import signal
 
-import pandas as pd
 import pytest
 
 from cgdcore.experiments import SweepSpec, read_table, run_sweep
 from cgdcore.experiments.results import row_key
+from conftest import Lazy
+
+pd = Lazy("pandas")
 
 SPEC = SweepSpec(datasets=("asia",), n=(20_000,), algorithms=("pc", "priv-pc", "svt-pc", "em-pc"),
                  epsilons=(0.05, 0.5, 5.0), reps=2, seed=7)
