@@ -381,9 +381,12 @@ class PrivPCPolicy(PrivatePolicy):
 
     def _sub_score(self, rows, x, y, S) -> float:
         if rows is not self._rows:  # a new round: its sub-sample's statistics
-            sub = self._stats if self.m == self.n else self._stats.subsample(rows)
-            self.sub_test = make_ci_test("kendall", sub, sided=self.test.sided,
-                                         normaliser=getattr(self.test, "normaliser", "strata"))
+            if self.m == self.n and self.test.name == "kendall":  # every round sieves on all rows: the full
+                self.sub_test = self.test  # test itself, whose results the examine reads too
+            else:
+                sub = self._stats if self.m == self.n else self._stats.subsample(rows)
+                self.sub_test = make_ci_test("kendall", sub, sided=self.test.sided,
+                                             normaliser=getattr(self.test, "normaliser", "strata"))
             self._rows = rows
         self._sub_result = self.sub_test(x, y, S)
         return self.scale.score(self._sub_result)

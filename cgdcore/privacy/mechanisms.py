@@ -318,8 +318,10 @@ class SieveAndExamine:
         ε charged by this query)."""
         charged = 0.0
         if not self.sieve.is_open:
-            self.rows = (np.sort(self.rng.choice(self.n, size=self.m, replace=False)) if self.m < self.n
-                         else np.arange(self.n))
+            if self.m < self.n:
+                self.rows = np.sort(self.rng.choice(self.n, size=self.m, replace=False))
+            elif self.rows is None:  # every round sieves on all rows: one index array, and callers see the same
+                self.rows = np.arange(self.n)  # rows as in the round before
             self.sieve.open(order=order, what=f"sieve round on {self.m} rows")
             charged += self.sieve.cost
         ans = self.sieve.query(sub_value(self.rows), order=order, what=what)
