@@ -456,14 +456,15 @@ if pv:
         nrows = vp.noise_rows(res.result.trace, float(alpha), names)
         flipped = sum(r["flipped"] for r in nrows)
         scale = res.params.get("scale") or "p"
-        st.caption(f"Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
-                   "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
-                   "threshold it was compared with (grey steps), on the run's decision scale ("
-                   + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and α "
-                      "is not its line") + "). Which side of the threshold means 'independent' depends on the "
-                   f"mechanism and its stage; the hover and the table give each test's decision. Ringed in black: "
-                   f"the {flipped:,} decisions out of {len(nrows):,} that differ from the non-private test p ≥ α.")
-        if nrows:
+        if nrows:  # the chart's caption, only above a chart
+            st.caption(f"Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
+                       "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
+                       "threshold it was compared with (grey steps), on the run's decision scale ("
+                       + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and "
+                          "α is not its line") + "). Which side of the threshold means 'independent' depends on the "
+                       f"mechanism and its stage; the hover and the table give each test's decision. Ringed in "
+                       f"black: the {flipped:,} decisions out of {len(nrows):,} that differ from the non-private test "
+                       "p ≥ α.")
             st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha), scale=scale), key="noise_fig",
                             width="stretch")
             only = st.toggle("Only flipped decisions", key="only_flipped")

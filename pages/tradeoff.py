@@ -240,6 +240,14 @@ paper = paper_points(spec)
 single_eps = len(spec.epsilons) == 1
 x_range = (1.0, 100.0) if clip and x_axis != "epsilon" else None
 curve_axes = {"axis_title": X_AXIS_NAMES[x_axis], "x_range": x_range}  # the short name under each panel
+no_guarantee = (sorted(set(table.loc[table["error"].isna() & (table["guarantee"] == 0), "algorithm"]))
+                if "guarantee" in table.columns else [])
+if x_axis == "epsilon_total" and no_guarantee:
+    st.info(f"{', '.join(no_guarantee)} {'has' if len(no_guarantee) == 1 else 'have'} no privacy guarantee, so "
+            f"{'it has' if len(no_guarantee) == 1 else 'they have'} no place on the guaranteed-ε axis and "
+            f"{'is' if len(no_guarantee) == 1 else 'are'} not drawn here: choose another x-axis (requested ε, a "
+            "realised total or the paper's formula) to see "
+            f"{'it' if len(no_guarantee) == 1 else 'them'}.", icon=":material/gpp_maybe:")
 if x_axis == "eps_paper" and summary["x"].isna().all():
     st.caption("None of these algorithms has a paper formula of its own; choose another rule.")
 
@@ -253,7 +261,8 @@ with tab_u:
     st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
     refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
     st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
-               + ("Hover a point for its requested ε, reported total and number of runs." if not single_eps else
+               + (f"Hover a point for its requested ε, its {X_AXIS_NAMES[x_axis]}, its mean ± sd and its number of "
+                  "runs." if not single_eps else
                   "Bars: mean over repetitions, whiskers ± one standard deviation."))
 with tab_t:
     if single_eps:

@@ -203,10 +203,13 @@ def read_partial(path: Path, sweep_key: str) -> list[dict[str, Any]]:
 def summarise(df, x: str = "epsilon", metrics: tuple[str, ...] = ("skeleton_f1", "arc_f1", "shd", "n_ci_tests",
                                                                       "seconds")):
     """Mean, sd and count of ``metrics`` per (dataset, n, algorithm, requested ε), with the mean of
-    the x column ``x`` (requested ε or a reported total). Failed runs are left out."""
+    the x column ``x`` (requested ε or a reported total). Failed runs are left out; on the guaranteed-ε axis a run
+    without a guarantee has no x (NaN), so no chart places it there."""
     if x not in df.columns:
         raise UserError(f"unknown x-axis {x!r}; choose one of {', '.join(X_AXES)}.")
     ok = df[df["error"].isna()] if "error" in df.columns else df
+    if x == "epsilon_total" and "guarantee" in ok.columns:  # a run without a guarantee has no guaranteed ε to be
+        ok = ok.assign(epsilon_total=ok["epsilon_total"].where(ok["guarantee"] != 0))  # placed at (EM-PC)
     keys = ["dataset", "n", "algorithm", "epsilon_kind", "epsilon"]
     g = ok.groupby(keys, dropna=False, sort=False)
     out = g[list(metrics)].agg(["mean", "std", "count"])

@@ -98,7 +98,10 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
             x, m = g["x"].to_numpy(), g[mean].to_numpy()
             s = np.nan_to_num(g[sd].to_numpy())
             low = np.maximum(m - s, m / 10.0) if log_y else m - s  # on a log axis a band reaching 0 is −∞
-            fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[m + s, low[::-1]], fill="toself", mode="lines",
+            high = m + s
+            if metric in ("skeleton_f1", "arc_f1"):  # an F1 lies in [0, 1]: so does its band
+                low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+            fig.add_scatter(x=np.r_[x, x[::-1]], y=np.r_[high, low[::-1]], fill="toself", mode="lines",
                             line={"width": 0}, fillcolor=_rgba(st["color"], 0.15), hoverinfo="skip",
                             legendgroup=algo, showlegend=False, row=r, col=c)
             fig.add_scatter(

@@ -113,7 +113,11 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     if algo == "em-pc":  # no proof for EM-PC's utility: the page says so instead of quoting an ε
         assert labels["Guaranteed ε"] == "none" and res.privacy["guarantee"] is False
         assert any("No privacy guarantee" in e.value for e in at.error)
+        # no noisy test values: the noise tab says so, and no caption describes a chart it does not draw
+        assert any("no noisy test values to show" in i.value for i in at.info)
+        assert not any("Each dot is one CI test" in c.value for c in at.caption)
     else:
+        assert any("Each dot is one CI test" in c.value for c in at.caption)
         assert float(labels["Guaranteed ε"].replace(",", "")) == pytest.approx(res.privacy["epsilon"], rel=1e-3)
         assert res.privacy["accounting"]["guarantee"]["valid"]
         assert any(res.privacy["statement"] in s.value for s in list(at.success) + list(at.warning))
@@ -353,6 +357,12 @@ def test_local_page_naive_vs_debiased():
     for _, row in table.iterrows():
         correct = row["skeleton F1"] * (row["edges"] + 17) / 2
         assert abs(correct - round(correct)) < 1e-6 and round(correct) <= row["edges"], row.to_dict()
+    # the marginals caption names the bars' colours as drawn (it said "red" for vermilion bars)
+    from cgdcore.viz.palette import BLUE, VERMILION
+
+    dist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "privatised reports" in c.proto.spec)
+    assert [t["marker"]["color"] for t in dist["data"]] == [VERMILION, BLUE]
+    assert any("(vermilion bars)" in c.value and "(blue hatched bars)" in c.value for c in at.caption)
 
 
 def test_local_page_geo_comb_pmax_explains_no_debiasing():
@@ -428,6 +438,24 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     # the x-axis switches between requested ε and the reported totals without rerunning
     at2.selectbox(key="tox").set_value("eps_basic").run()
     assert not at2.exception, [e.message for e in at2.exception]
+
+
+def test_tradeoff_leaves_a_run_without_a_guarantee_off_the_guaranteed_axis_and_says_so():
+    """EM-PC has no guarantee: it was drawn against 'guaranteed ε' at a bound its table marks guarantee = 0."""
+    params = {"tods": "asia", "ton": "5000", "toalg": ["priv-pc", "em-pc"], "toeps": "logspace:-1:1:2",
+              "toreps": "1", "tojobs": "1"}
+    at = _tradeoff(params)
+    at.button(key="togo").click().run()
+    at.selectbox(key="tox").set_value("epsilon_total").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("em-pc has no privacy guarantee" in i.value for i in at.info)
+    assert any("Hover a point for its requested ε, its guaranteed ε, its mean ± sd" in c.value for c in at.caption)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {t.get("name") for t in spec["data"] if t.get("mode") == "lines+markers"} == {"priv-pc"}
+    at.selectbox(key="tox").set_value("epsilon").run()
+    assert not any("no privacy guarantee" in i.value for i in at.info)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert {t.get("name") for t in spec["data"] if t.get("mode") == "lines+markers"} == {"priv-pc", "em-pc"}
 
 
 def test_tradeoff_page_preset_fills_the_widgets():

@@ -1,4 +1,6 @@
 """Demo mode: the scenarios' runs and sentences (ui.scenarios) and the Demo page (AppTest)."""
+import json
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,16 @@ def test_demo_scenario_above_the_work_ceiling_is_refused_with_the_command(monkey
     assert any("scenario is too large" in e.value for e in at.error)
     assert sum("python -m cgdcore discover --dataset sachs --n 100000" in line for c in at.code
                for line in c.value.splitlines()) == 4
+
+
+def test_curve_caption_names_the_lines_as_the_chart_draws_them():
+    """The caption said 'grey dotted' for PC without privacy, which the chart draws black and dotted (the grey
+    dashed line is linking every pair)."""
+    at = _demo({"scenario": "curve", "curve_ds": "asia", "curve_n": "10000", "curve_reps": "1"})
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    pc = next(t for t in spec["data"] if "(non-private)" in (t.get("name") or ""))
+    assert pc["line"]["dash"] == "dot" and pc["line"]["color"].lower() in ("#000000", "black")
+    every = next(s for s in spec["layout"]["shapes"] if s.get("line", {}).get("dash") == "dash")
+    assert every["line"]["color"] == "#777777"
+    caption = next(c.value for c in at.caption if "PC without privacy" in c.value)
+    assert "black dotted line is PC without privacy" in caption and "grey dashed line" in caption

@@ -352,3 +352,30 @@ def test_sweep_charts_call_noleaks_dp_notears():
     names = {t.name for t in vs.curves_figure(summary, "skeleton_f1", "ε").data if t.name}
     assert names == {"DP-NOTEARS (noleaks)"}
     assert {t.name for t in vs.bars_figure(summary, "skeleton_f1").data} == {"DP-NOTEARS (noleaks) (this build)"}
+
+
+def test_a_run_without_a_guarantee_has_no_place_on_the_guaranteed_axis(small_table):
+    """EM-PC reports an ε bound at its releases but no guarantee (guarantee = 0): on the guaranteed-ε axis its points
+    have no x, so no chart draws them there (the Trade-off page says why); on the requested-ε axis they are drawn."""
+    from cgdcore.viz.sweep import curves_figure
+
+    em = small_table[small_table.algorithm == "em-pc"]
+    assert (em["guarantee"] == 0).all() and em["epsilon_total"].notna().all()
+    on_total = summarise(small_table, x="epsilon_total")
+    assert on_total.loc[on_total.algorithm == "em-pc", "x"].isna().all()
+    assert on_total.loc[on_total.algorithm == "priv-pc", "x"].notna().all()
+    on_requested = summarise(small_table, x="epsilon")
+    assert on_requested.loc[on_requested.algorithm == "em-pc", "x"].notna().all()
+    drawn = {t.name for t in curves_figure(on_total, "skeleton_f1", "guaranteed ε").data}
+    assert "priv-pc" in drawn and "em-pc" not in drawn
+    assert "em-pc" in {t.name for t in curves_figure(on_requested, "skeleton_f1", "requested ε").data}
+
+
+def test_an_f1_band_stays_between_zero_and_one():
+    from cgdcore.viz.sweep import curves_figure
+
+    summary = pd.DataFrame({"dataset": ["asia"] * 2, "n": [1000] * 2, "algorithm": ["priv-pc"] * 2,
+                            "epsilon_kind": ["round"] * 2, "epsilon": [0.1, 1.0], "x": [0.1, 1.0],
+                            "skeleton_f1_mean": [0.02, 0.99], "skeleton_f1_std": [0.1, 0.1], "reps": [3, 3]})
+    band = next(t for t in curves_figure(summary, "skeleton_f1", "requested ε").data if t.fill == "toself")
+    assert max(band.y) == 1.0 and min(band.y) == 0.0
