@@ -451,12 +451,12 @@ if pv:
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
-        st.caption(f"Diagnostics — {res.diagnostics()['note'] if res.diagnostics() else 'computed from the exact data'}"
-                   ": the true p-values below are not released by the run.")
         nrows = vp.noise_rows(res.result.trace, float(alpha), names)
         flipped = sum(r["flipped"] for r in nrows)
         scale = res.params.get("scale") or "p"
-        if nrows:  # the chart's caption, only above a chart
+        if nrows:  # the captions, only above a chart
+            note = res.diagnostics()["note"] if res.diagnostics() else "computed from the exact data"
+            st.caption(f"Diagnostics — {note}: the true p-values below are not released by the run.")
             st.caption(f"Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
                        "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
                        "threshold it was compared with (grey steps), on the run's decision scale ("
