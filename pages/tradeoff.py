@@ -261,8 +261,9 @@ with tab_u:
     st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
     refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
     st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
-               + (f"Hover a point for its requested ε, its {X_AXIS_NAMES[x_axis]}, its mean ± sd and its number of "
-                  "runs." if not single_eps else
+               + ("Hover a point for its requested ε, "
+                  + ("" if x_axis == "epsilon" else f"its {X_AXIS_NAMES[x_axis]}, ")
+                  + "its mean ± sd and its number of runs." if not single_eps else
                   "Bars: mean over repetitions, whiskers ± one standard deviation."))
 with tab_t:
     if single_eps:

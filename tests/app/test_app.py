@@ -454,6 +454,7 @@ def test_tradeoff_leaves_a_run_without_a_guarantee_off_the_guaranteed_axis_and_s
     assert {t.get("name") for t in spec["data"] if t.get("mode") == "lines+markers"} == {"priv-pc"}
     at.selectbox(key="tox").set_value("epsilon").run()
     assert not any("no privacy guarantee" in i.value for i in at.info)
+    assert any("Hover a point for its requested ε, its mean ± sd" in c.value for c in at.caption)
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert {t.get("name") for t in spec["data"] if t.get("mode") == "lines+markers"} == {"priv-pc", "em-pc"}
 
