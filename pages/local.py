@@ -144,7 +144,8 @@ with tabs[2]:
     rows = marginal_distortion(clean, priv, rel)
     st.plotly_chart(viz_local.distortion_figure(rows), key="ldist", width="stretch")
     st.caption("Total variation distance between each column's true distribution and the reports' (vermilion bars), "
-               "and the channel-inverted estimate's (blue hatched bars). Inversion removes the bias; what remains is sampling noise.")
+               "and the channel-inverted estimate's (blue hatched bars). Inversion removes the bias; what remains is "
+               "sampling noise.")
 
 with tabs[3]:
     if not rel.debias_supported():
