@@ -5,7 +5,7 @@ import streamlit as st
 
 from cgdcore.algorithms import REGISTRY
 from cgdcore.citests import CI_TEST_DESCRIPTIONS
-from cgdcore.exports import csv_text, figure_html, markdown_literal
+from cgdcore.exports import figure_html, markdown_literal
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.discover import (ALGO_DEFAULTS, ALGORITHMS, DISCRETE_TESTS, PRIVATE_ALGORITHMS, ROUND_ALGORITHMS,
@@ -15,7 +15,7 @@ from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, session_id, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
-from ui.downloads import ledger_table
+from ui.downloads import ledger_csv, on_click, trace_csv
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
 
@@ -447,7 +447,7 @@ if pv:
                        "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
         led = res.ledger
         if led is not None:
-            st.download_button("Download every release (CSV)", csv_text(ledger_table(led)), "ledger.csv", "text/csv",
+            st.download_button("Download every release (CSV)", on_click(ledger_csv, led), "ledger.csv", "text/csv",
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
@@ -517,10 +517,9 @@ with tab_log:
                                 for c in ("p-value", "statistic", "released", "sensitivity", "noise", "noisy value",
                                           "threshold", "ε charged")})
     l1, l2 = st.columns(2)
-    l1.download_button("CI-test trace (CSV)", csv_text(pd.DataFrame(records).assign(
-        S=[" ".join(r["S"]) for r in records])), "ci_test_trace.csv", "text/csv",
-        on_click="ignore", key="dl_log", icon=":material/download:")
-    l2.download_button("CI-test trace (JSON)", json.dumps(records, indent=1), "ci_test_trace.json",
+    l1.download_button("CI-test trace (CSV)", on_click(trace_csv, records), "ci_test_trace.csv", "text/csv",
+                       on_click="ignore", key="dl_log", icon=":material/download:")
+    l2.download_button("CI-test trace (JSON)", on_click(json.dumps, records, indent=1), "ci_test_trace.json",
                        "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")
 
 with tab_edges:
@@ -533,13 +532,13 @@ with tab_edges:
     if missing:
         st.caption("Missing true edges: " + ", ".join(f"{names[r.source]}–{names[r.target]}" for r in missing))
     d1, d2, d3, d4 = st.columns(4)
-    d1.download_button("Edge list (CSV)", viz.edge_list_csv(rows, names), "edges.csv", "text/csv",
+    d1.download_button("Edge list (CSV)", on_click(viz.edge_list_csv, rows, names), "edges.csv", "text/csv",
                        on_click="ignore", key="dl_csv", icon=":material/download:")
-    d2.download_button("Result (JSON)", json.dumps(res.to_json(), indent=2), "result.json", "application/json",
-                       on_click="ignore", key="dl_json", icon=":material/download:")
-    d3.download_button("Graph (DOT)", viz.to_dot(res.cpdag, truth, names, evidence=evidence), "graph.dot",
+    d2.download_button("Result (JSON)", on_click(lambda r: json.dumps(r.to_json(), indent=2), res), "result.json",
+                       "application/json", on_click="ignore", key="dl_json", icon=":material/download:")
+    d3.download_button("Graph (DOT)", on_click(viz.to_dot, res.cpdag, truth, names, evidence=evidence), "graph.dot",
                        "text/vnd.graphviz", on_click="ignore", key="dl_dot", icon=":material/download:")
-    d4.download_button("Graph figure (HTML)", figure_html(fig, f"{res.algorithm} on {res.dataset.name}"),
+    d4.download_button("Graph figure (HTML)", on_click(figure_html, fig, f"{res.algorithm} on {res.dataset.name}"),
                        "graph.html", "text/html", on_click="ignore", key="dl_fig", icon=":material/download:")
 
 with tab_data:

@@ -8,6 +8,7 @@ from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
 from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
+from ui.downloads import on_click, parquet_bytes
 from ui.priority import not_drawing
 
 route_through_app()
@@ -289,17 +290,13 @@ with tab_tab:
     st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360,
                  column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns
                                 if c.startswith("epsilon")})  # an ε bound to four significant digits
-    import io
-
-    buf = io.BytesIO()
-    table.to_parquet(buf, index=False)
     d1, d2, d3 = st.columns(3)
-    # a download needs no rerun of the page
-    d1.download_button("Table (CSV)", csv_text(table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv",
+    # a download needs no rerun of the page; each file is written when its button is clicked
+    d1.download_button("Table (CSV)", on_click(csv_text, table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv",
                        on_click="ignore")
-    d2.download_button("Table (Parquet)", buf.getvalue(), f"sweep-{spec.key}.parquet", "application/octet-stream",
-                       key="todl_pq", on_click="ignore")
-    d3.download_button("Utility figure (HTML)", figure_html(figs["utility"], "Privacy-utility trade-off"),
+    d2.download_button("Table (Parquet)", on_click(parquet_bytes, table), f"sweep-{spec.key}.parquet",
+                       "application/octet-stream", key="todl_pq", on_click="ignore")
+    d3.download_button("Utility figure (HTML)", on_click(figure_html, figs["utility"], "Privacy-utility trade-off"),
                        f"tradeoff-{spec.key}.html", "text/html", key="todl_html", on_click="ignore")
     from cgdcore.experiments import command_for, config_of
 

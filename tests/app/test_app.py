@@ -675,13 +675,33 @@ def _downloads(at) -> dict:
     ("pages/local.py", {}, {"Privatised records (CSV)"}),
     ("pages/discover.py", {}, {"Edge list (CSV)", "Result (JSON)", "Graph (DOT)", "Graph figure (HTML)"}),
 ])
-def test_every_result_page_offers_its_downloads(page, params, labels):
+def test_every_result_page_offers_its_downloads(page, params, labels, monkeypatch):
+    """... and writes none of them while it draws: each file is written when its button is clicked (the browser tests
+    click them and read the files)."""
+    import cgdcore.exports
+    import cgdcore.viz
+    import ui.downloads
+
+    written = []
+
+    def record(name):
+        def write(*args, **kwargs):
+            written.append(name)
+            return ""
+        return write
+
+    for module, names in ((cgdcore.exports, ("csv_text", "figure_html")), (cgdcore.viz, ("to_dot", "edge_list_csv")),
+                          (ui.downloads, ("csv_text", "figure_html", "json_text", "ledger_csv", "trace_csv",
+                                          "parquet_bytes"))):
+        for name in names:
+            monkeypatch.setattr(module, name, record(name), raising=False)
     at = app(timeout=180)
     at.switch_page(page)
     at.query_params.update(params)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert labels <= set(_downloads(at)), set(_downloads(at))
+    assert not written, f"files written while the page drew: {written}"
     if page in ("pages/score.py", "pages/discover.py", "pages/local.py", "pages/budget.py"):
         assert any("python -m cgdcore discover" in c.value for c in at.code)
 
