@@ -6,6 +6,8 @@ BIN    := $(VENV)/bin
 PORT   ?= 8501
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP     := $(VENV)/.dev-installed
+KERNEL_STAMP  := $(VENV)/.kernels-compiled
+KERNEL_SOURCES := $(shell grep -rl --include=*.py "@njit" cgdcore) cgdcore/jit.py cgdcore/warmup.py
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: app test test-fast chromium bench clean
@@ -18,6 +20,12 @@ $(BIN)/python:
 $(RUNTIME_STAMP): requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+# numba compiles each kernel once into its disk cache (cgdcore/warmup.py): after an install and whenever a kernel's
+# source changes, so that no run on the app, and no test, waits for a compile it cannot interrupt.
+$(KERNEL_STAMP): $(RUNTIME_STAMP) $(KERNEL_SOURCES)
+	$(BIN)/python -m cgdcore.warmup
 	touch $@
 
 $(DEV_STAMP): requirements-dev.txt $(RUNTIME_STAMP)
@@ -33,15 +41,15 @@ chromium:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium-headless-shell >/dev/null 2>&1 || \
 	    echo "(chromium-headless-shell is not available: the browser tests use chromium)"; }
 
-app: $(RUNTIME_STAMP)
+app: $(RUNTIME_STAMP) $(KERNEL_STAMP)
 	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address localhost
 
-test: $(DEV_STAMP) chromium
+test: $(DEV_STAMP) $(KERNEL_STAMP) chromium
 	$(BIN)/python -m pytest
 
 # The inner loop: unit and command-line tests only (no AppTest, no browser, no Monte Carlo), stopping at the first
 # failure. `make test` stays the whole suite.
-test-fast: $(DEV_STAMP)
+test-fast: $(DEV_STAMP) $(KERNEL_STAMP)
 	$(BIN)/python -m pytest -m "unit or cli" -x
 
 # load.py drives real browsers, so the bench needs the dev requirements (Playwright) and chromium.
