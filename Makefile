@@ -44,7 +44,9 @@ chromium:
 app: $(RUNTIME_STAMP) $(KERNEL_STAMP)
 	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address localhost
 
-test: $(DEV_STAMP) $(KERNEL_STAMP) chromium
+# the test tools, the kernels' compile and chromium side by side (three independent steps), then the suite
+test: $(RUNTIME_STAMP)
+	@$(MAKE) --no-print-directory -j3 $(DEV_STAMP) $(KERNEL_STAMP) chromium
 	$(BIN)/python -m pytest
 
 # The inner loop: unit and command-line tests only (no AppTest, no browser, no Monte Carlo), stopping at the first
