@@ -1,9 +1,10 @@
 """Compile cgdcore's kernels into numba's disk cache before anyone waits for them: ``python -m cgdcore.warmup``.
 
-A kernel is compiled the first time a process calls it with a new signature (~0.1–1 CPU-second each) and loaded from the cache afterwards (:mod:`cgdcore.jit`). Compiling cannot be interrupted:
-the first private run on a fresh server spent 3.8 s of CPU between two cancel checkpoints compiling Priv-PC's
-kernels, so a user who left that page kept the server busy for seconds. ``make app`` and ``make test`` run this
-module once after an install and whenever a kernel's source changes.
+A kernel is compiled the first time a process calls it with a new signature (~0.1–1 CPU-second each) and loaded
+from the cache afterwards (:mod:`cgdcore.jit`). Compiling cannot be interrupted: the first private run on a fresh
+server spent 3.8 s of CPU between two cancel checkpoints compiling Priv-PC's kernels, so a user who left that page
+kept the server busy for seconds. ``make app`` and ``make test`` run this module once after an install and whenever
+a kernel's source changes.
 
 It runs every central algorithm (each CI test it allows), Priv-PC's sub-sampled sieve, PC to full order and CI tests
 past the direct tables' limit on 30,000 rows (enough for the distinct-row tables), and every local mechanism with the
