@@ -7,7 +7,8 @@ import streamlit as st
 from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html
-from ui.common import checked_url_settings, explain, memory, refuse_work, route_through_app, user_errors
+from ui.common import (checked_url_settings, explain, memory, refuse_work, route_through_app, url_accepts_names,
+                       user_errors)
 from ui.downloads import on_click, parquet_bytes
 from ui.priority import not_drawing
 
@@ -101,8 +102,9 @@ for k, v in DEFAULTS.items():
 
 from cgdcore.experiments.presets import PRESETS  # noqa: E402
 
-with checked_url_settings(changed_by_page=set(DEFAULTS) if st.session_state.pop("_to_preset_applied", False)
-                          else ()), st.sidebar:
+#: settings a preset filled in on this run (on purpose, so not a link's refused values)
+preset_filled = set(DEFAULTS) if st.session_state.pop("_to_preset_applied", False) else set()
+with checked_url_settings(changed_by_page=preset_filled), st.sidebar:
     st.header("Sweep")
     preset = st.selectbox("Paper preset", ["custom", *PRESETS], key="topre", on_change=_apply_preset,
                           help="Fill every field with a paper's setting: " + "; ".join(
@@ -177,10 +179,13 @@ from cgdcore.experiments import X_AXES, X_AXIS_NAMES  # noqa: E402
 # takes its value from the session (defaults, a preset, or the link) and every figure and export below is drawn from
 # what the controls return.
 opts = st.columns([3, 2, 2])
-x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=X_AXIS_NAMES.get, **URL,
-                           help="\n".join(f"- **{X_AXIS_NAMES[k]}**: {label}" for k, label in X_AXES.items()))
-clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", key="toclip", disabled=x_axis == "epsilon", **URL)
-metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func=lambda k: vs.METRICS[k], **URL)
+with checked_url_settings(changed_by_page=preset_filled):  # a link's value the controls refuse is named
+    url_accepts_names("tox", list(X_AXES), X_AXIS_NAMES.get)  # ?tox=epsilon_total as well as its label
+    url_accepts_names("tometric", CHART_METRICS, vs.METRICS.get)
+    x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=X_AXIS_NAMES.get, **URL,
+                               help="\n".join(f"- **{X_AXIS_NAMES[k]}**: {label}" for k, label in X_AXES.items()))
+    clip = opts[1].toggle("Only total ε in [1, 100] (Figure 1)", key="toclip", disabled=x_axis == "epsilon", **URL)
+    metric = opts[2].selectbox("Utility", CHART_METRICS, key="tometric", format_func=lambda k: vs.METRICS[k], **URL)
 
 if go and have < len(configs) and not too_large:
     from cgdcore.experiments import run_sweep

@@ -539,6 +539,22 @@ def test_tradeoff_page_bad_epsilon_grid_is_explained(eps, msg):
     assert any(msg in e.value for e in at.error), [e.value for e in at.error]
 
 
+def test_tradeoff_chart_settings_in_a_link_are_taken_by_name_or_label_and_a_bad_one_is_named():
+    """The chart's controls are in the link too: by option name or by the label the page writes, and a value they
+    refuse is said (it was dropped without a word)."""
+    from cgdcore.experiments import X_AXIS_NAMES
+
+    for tox, tometric in (("eps_basic", "arc_f1"), (X_AXIS_NAMES["eps_basic"], "arc F1 (CPDAG, the papers' metric)")):
+        at = _tradeoff({"tox": tox, "tometric": tometric})
+        assert at.selectbox(key="tox").value == "eps_basic" and at.selectbox(key="tometric").value == "arc_f1"
+        assert not any("ignored" in w.value for w in at.warning), [w.value for w in at.warning]
+    at = _tradeoff({"tox": "budget", "tometric": "shd"})
+    warned = " ".join(w.value for w in at.warning if "ignored" in w.value)
+    assert "`tox=budget`" in warned and "tometric" not in warned, warned
+    assert f"`tox=budget` (using {at.selectbox(key='tox').value})" in warned  # what the chart draws instead
+    assert at.selectbox(key="tometric").value == "shd"
+
+
 def test_learn_page_examples_run_and_respond():
     at = app(timeout=180)
     at.switch_page("pages/learn.py")
