@@ -83,7 +83,7 @@ INFOS = {i.name: i for i in list_datasets()}
 NAMES = list(INFOS)
 
 # --------------------------------------------------------------------------- inputs
-with checked_url_settings(), st.sidebar:
+with checked_url_settings(labels={"private_test": PRIVATE_TESTS.get}), st.sidebar:
     st.header("Data")
     source = st.radio("Source", ["Bundled dataset", "Upload a CSV"], key="src", horizontal=True, **URL)
     upload = None

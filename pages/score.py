@@ -64,7 +64,7 @@ The threshold is never chosen with the truth; the weights heatmap shows what a d
 INFOS = {i.name: i for i in list_datasets() if i.truth}
 NAMES = list(INFOS)
 
-with checked_url_settings(), st.sidebar:
+with checked_url_settings(labels={"salgo": algo_label}), st.sidebar:
     st.header("Data")
     name = st.selectbox("Dataset", NAMES, index=NAMES.index("synthetic") if "synthetic" in NAMES else 0, key="sds",
                         help="Continuous data suit the linear model; discrete networks run on standardised codes.",

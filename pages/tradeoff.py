@@ -179,7 +179,8 @@ from cgdcore.experiments import X_AXES, X_AXIS_NAMES  # noqa: E402
 # takes its value from the session (defaults, a preset, or the link) and every figure and export below is drawn from
 # what the controls return.
 opts = st.columns([3, 2, 2])
-with checked_url_settings(changed_by_page=preset_filled):  # a link's value the controls refuse is named
+with checked_url_settings(changed_by_page=preset_filled,  # a link's value the controls refuse is named
+                          labels={"tox": X_AXIS_NAMES.get, "tometric": vs.METRICS.get}):
     url_accepts_names("tox", list(X_AXES), X_AXIS_NAMES.get)  # ?tox=epsilon_total as well as its label
     url_accepts_names("tometric", CHART_METRICS, vs.METRICS.get)
     x_axis = opts[0].selectbox("Chart x-axis", list(X_AXES), key="tox", format_func=X_AXIS_NAMES.get, **URL,

@@ -307,14 +307,15 @@ def url_accepts_names(key: str, options, format_func) -> None:
 
 
 @contextmanager
-def checked_url_settings(changed_by_page=()):
+def checked_url_settings(changed_by_page=(), labels=None):
     """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
 
     A widget bound to the URL (``bind="query-params"``) ignores a value outside its range or options (``?eps=0``,
     ``?alpha=1.5``, ``?delta_curate=1``) and Streamlit removes it from the URL without a word, so the page would run
     with the default while the user believes it used their value. A parameter that was in the link before the
     widgets ran, is gone or changed after, and does not match the widget's value was refused. Keys in
-    ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked.
+    ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked; ``labels``
+    maps a widget's key to its ``format_func``, so the message names the value used as the widget shows it.
     """
     before = {k: st.query_params.get_all(k) for k in st.query_params}
     yield
@@ -325,7 +326,8 @@ def checked_url_settings(changed_by_page=()):
             continue
         value = st.session_state[k]
         if not _same_setting(raw, value):
-            refused.append(f"`{k}={','.join(raw)}` (using {_show(value)})")
+            shown = labels[k](value) if labels and k in labels else _show(value)
+            refused.append(f"`{k}={','.join(raw)}` (using {shown})")
     if refused:
         st.warning("The link asked for settings that are out of range or not among the choices, so they were "
                    "ignored: " + "; ".join(refused) + ". Change them with the page's controls.",

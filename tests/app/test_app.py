@@ -551,7 +551,7 @@ def test_tradeoff_chart_settings_in_a_link_are_taken_by_name_or_label_and_a_bad_
     at = _tradeoff({"tox": "budget", "tometric": "shd"})
     warned = " ".join(w.value for w in at.warning if "ignored" in w.value)
     assert "`tox=budget`" in warned and "tometric" not in warned, warned
-    assert f"`tox=budget` (using {at.selectbox(key='tox').value})" in warned  # what the chart draws instead
+    assert f"`tox=budget` (using {X_AXIS_NAMES[at.selectbox(key='tox').value]})" in warned  # drawn instead
     assert at.selectbox(key="tometric").value == "shd"
 
 

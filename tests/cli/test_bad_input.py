@@ -451,6 +451,22 @@ def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, 
     done(at)
 
 
+def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
+    """A refused option of a control that shows its options under labels: the message names the option used by
+    its label, as the control shows it (Trade-off's chart controls: tests/app/test_app.py)."""
+    import ui.common
+
+    monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
+    at = app()
+    at.switch_page("pages/discover.py")
+    at.query_params.update({"algo": "gauss-pc", "private_test": "bogus"})
+    at.run()
+    no_exception(at)
+    _refused(at, "private_test", "bogus")
+    assert any("`private_test=bogus` (using Kendall τ (small sensitivity))" in w.value for w in at.warning), [
+        w.value for w in at.warning]
+
+
 @pytest.mark.parametrize("page,key,params", [
     ("pages/discover.py", "eps", {"algo": "curate", "n": "5000"}),
     ("pages/score.py", "seps", {"salgo": "noleaks", "sn": "500"}),
