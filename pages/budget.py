@@ -3,6 +3,7 @@ import streamlit as st
 
 from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
+from ui.widgets import option_input
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.privacy import (accounting_table, filter_state, guarantee_metrics, noise_seed_input, paper_vs_guarantee,
                         status_legend)
@@ -58,8 +59,8 @@ with checked_url_settings(), st.sidebar:
                     help="conservative: the proven Φ(9/√n) − ½ of the Kendall statistic with a public normaliser; "
                          "paper: 0.3627/√n, not a worst-case bound (the run is then not a guarantee).",
                     **URL)
-    beta = float(st.number_input("Margins β₁ = β₂", min_value=0.0, max_value=1.0, value=0.2, step=0.05,
-                                 format="%g", key="bbeta", **URL))
+    beta = option_input("beta1", widget_key="bbeta", label="Margins β₁ = β₂", step=0.05,
+                        help="CURATE's margins β₁ (type I) and β₂ (type II) around the threshold.")
     seed, draw = noise_seed_input("bseed", default_fixed="bseed" in st.query_params)
 
 with user_errors():

@@ -26,6 +26,8 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
     low = p.low if lo is None else lo
     high = p.high if hi is None else hi
     assert (p.low is None or low >= p.low) and (p.high is None or high <= p.high), (key, low, high)
+    if p.high_open and high == p.high:  # the widget's largest value is one step inside an excluded end
+        high = high - (step or (1 if p.kind == "int" else 0.01))
     if p.kind == "int":
         return int(st.number_input(label, min_value=int(low), max_value=int(high), value=int(p.default),
                                    step=int(step or 1), key=widget_key, help=text, **URL))

@@ -35,8 +35,10 @@ PARAMS: dict[str, Param] = {p.key: p for p in (
        cite="Bhattacharjee & Tandon 2024 §IV"),
     _P("leakage", "choice", "sound", "CURATE's per-order leakage in its optimiser: the run's own filter (sound) or "
        "the paper's tε² form", flag="--leakage", choices=("sound", "paper"), cite="Bhattacharjee & Tandon 2024 eq. 9"),
-    _P("beta1", "float", 0.2, "CURATE margin β1 (type I)", low=0.0, high=1.0, cite="Bhattacharjee & Tandon 2024 eq. 7"),
-    _P("beta2", "float", 0.2, "CURATE margin β2 (type II)", low=0.0, high=1.0, cite="Bhattacharjee & Tandon 2024 eq. 7"),
+    _P("beta1", "float", 0.2, "CURATE margin β1 (type I)", low=0.0, high=1.0, high_open=True,  # α(1 − β) > 0
+       cite="Bhattacharjee & Tandon 2024 eq. 7"),
+    _P("beta2", "float", 0.2, "CURATE margin β2 (type II)", low=0.0, high=1.0, high_open=True,  # α(1 − β) > 0
+       cite="Bhattacharjee & Tandon 2024 eq. 7"),
     _P("max_flip_steps", "int", None, "EM-PC: the largest flip distance its utility searches", low=1),
     # score-based (cgdcore.score)
     _P("lambda1", "float", 0.1, "NOTEARS L1 penalty", flag="--lambda1", low=0.0, cite="Zheng et al. 2018 eq. 10"),

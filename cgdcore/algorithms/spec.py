@@ -22,7 +22,7 @@ _KINDS = {"float": float, "int": int, "choice": str, "bool": bool}
 @dataclass(frozen=True)
 class Param:
     """One algorithm option: ``discover(..., options={key: value})``, ``--flag`` on the CLI, ``key=value`` in a sweep
-    label. ``low``/``high`` bound a number (``low_open``: the lower end excluded); ``default`` None means the
+    label. ``low``/``high`` bound a number (``low_open``/``high_open``: that end excluded); ``default`` None means the
     algorithm computes it (and says how in a note)."""
 
     key: str
@@ -34,6 +34,7 @@ class Param:
     low: float | None = None
     high: float | None = None
     low_open: bool = False
+    high_open: bool = False
     cite: str = ""
 
     def __post_init__(self):
@@ -48,9 +49,10 @@ class Param:
         if self.choices:
             return "one of " + ", ".join(self.choices)
         lo = None if self.low is None else f"{'>' if self.low_open else '≥'} {self.low:g}"
-        if self.low is not None and self.high is not None and not self.low_open:
+        if self.low is not None and self.high is not None and not self.low_open and not self.high_open:
             return f"between {self.low:g} and {self.high:g}"
-        parts = [p for p in (lo, None if self.high is None else f"≤ {self.high:g}") if p]
+        hi = None if self.high is None else f"{'<' if self.high_open else '≤'} {self.high:g}"
+        parts = [p for p in (lo, hi) if p]
         return " and ".join(parts) if parts else f"a {'whole number' if self.kind == 'int' else 'number'}"
 
     def parse(self, value: Any, name: str | None = None) -> Any:
@@ -78,7 +80,8 @@ class Param:
         elif not math.isfinite(v):
             raise UserError(f"{name} must be a finite number; got {value!r}.")
         low_bad = self.low is not None and (v <= self.low if self.low_open else v < self.low)
-        if low_bad or (self.high is not None and v > self.high):
+        high_bad = self.high is not None and (v >= self.high if self.high_open else v > self.high)
+        if low_bad or high_bad:
             raise UserError(f"{name} must be {self.bounds_text()}; got {value!r}.")
         return v
 

@@ -355,6 +355,9 @@ URL_CASES = [
     ("pages/budget.py", {"bds": "asia", "bn": "5000"}, "breps", EPS_BAD, ("number_input", 2.0),
      lambda at: _budget_done(at)),
     ("pages/budget.py", {"bds": "asia"}, "bn", ["1"], ("number_input", 5000), lambda at: _budget_done(at)),
+    # CURATE's margins: β = 1 leaves no lower band (α(1 − β) = 0) and crashed the run
+    ("pages/budget.py", {"bds": "asia", "bn": "5000"}, "bbeta", ["1", "1.5"], ("number_input", 0.3),
+     lambda at: _budget_done(at)),
     # Score: ε, δ, n
     ("pages/score.py", {"salgo": "noleaks", "sn": "500"}, "seps", EPS_BAD, ("number_input", 2.0),
      lambda at: _score_done(at)),

@@ -145,3 +145,13 @@ def test_a_new_private_algorithm_is_one_policy_and_one_spec(marginal_registered,
                  "--json"]) == 0
     assert '"algorithm": "marginal-pc"' in capsys.readouterr().out
     assert parse_algo("marginal-pc[scale=p]").algo == "marginal-pc"
+
+
+def test_an_excluded_end_of_an_options_interval_is_refused_and_said():
+    """CURATE's margin β₁ must stay below 1: at 1 its lower band α(1 − β₁) is 0 and the run crashed."""
+    beta = PARAMS["beta1"]
+    assert beta.parse("0.95") == 0.95 and beta.parse(0) == 0.0
+    for bad in ("1", 1.0, 1.5):
+        with pytest.raises(UserError, match="beta1") as e:
+            beta.parse(bad, "beta1")
+        assert "< 1" in str(e.value)
