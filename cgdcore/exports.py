@@ -9,6 +9,7 @@ data files meant to be read back, and keep values exactly.)
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 __all__ = ["FORMULA_START", "neutralise", "csv_text", "figure_html", "markdown_literal"]
@@ -42,6 +43,17 @@ def figure_html(fig, title: str) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False},
                        default_width="100%", default_height=f"{fig.layout.height or 500}px").replace(
         "<head>", f"<head><title>{html.escape(title)}</title>", 1)
+
+
+def code_span(text: Any) -> str:
+    """``text`` as a Markdown code span, shown exactly as typed whatever it holds: the fence is one backtick longer
+    than the longest run of backticks inside (CommonMark 0.31, §6.1), with a space inside each end when the text
+    starts or ends with a backtick or a space (one such space each side is stripped); line breaks become spaces.
+    Nothing in a code span is read as emphasis, a link, HTML or LaTeX."""
+    t = str(text).replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", t)), default=0) + 1)
+    pad = " " if t[:1] in ("`", " ") or t[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
 
 
 #: characters Markdown (CommonMark, GitHub tables) or its LaTeX extension ($…$) can read as syntax

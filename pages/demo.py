@@ -1,6 +1,7 @@
 """Demo: one-click scenarios for stakeholders, summed up for a projector; the link reproduces the view."""
 import streamlit as st
 
+from cgdcore.exports import code_span
 from cgdcore.privacy.ledger import readable
 
 from ui.common import checked_url_settings, explain, refuse_work, route_through_app, run_cached, user_errors
@@ -39,7 +40,7 @@ if requested in SCENARIOS:
     st.session_state["dsc"] = requested
 else:
     if requested is not None:
-        st.warning(f"The link names an unknown scenario `{requested}`; showing the first one. Scenarios: "
+        st.warning(f"The link names an unknown scenario {code_span(requested)}; showing the first one. Scenarios: "
                    + ", ".join(f"`{k}`" for k in SCENARIOS) + ".", icon=":material/link_off:")
     st.session_state.setdefault("dsc", "epsilon-cost")
     st.query_params["scenario"] = st.session_state["dsc"]

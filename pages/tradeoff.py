@@ -6,7 +6,7 @@ import streamlit as st
 
 from cgdcore.cancel import checkpoint
 from cgdcore.data import list_datasets
-from cgdcore.exports import csv_text, figure_html
+from cgdcore.exports import csv_text, figure_html, markdown_literal
 from ui.common import (checked_url_settings, explain, memory, refuse_work, route_through_app, url_accepts_names,
                        user_errors)
 from ui.downloads import on_click, parquet_bytes
@@ -239,7 +239,7 @@ if have < len(configs):
 errors = table[table["error"].notna()]
 if len(errors):
     st.warning(f"{len(errors)} run(s) were rejected and are left out, e.g. {errors.iloc[0]['algorithm']} on "
-               f"{errors.iloc[0]['dataset']}: {errors.iloc[0]['error']}", icon=":material/warning:")
+               f"{errors.iloc[0]['dataset']}: {markdown_literal(errors.iloc[0]['error'])}", icon=":material/warning:")
 
 summary = summarise(table, x=x_axis)
 x_label = X_AXES[x_axis]

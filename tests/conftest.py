@@ -56,6 +56,14 @@ class Lazy:
         return getattr(target, name)
 
 
+def shown(markdown: str) -> str:
+    """The text a Markdown message shows, for comparing with what a user reads: CommonMark's backslash escapes of
+    ASCII punctuation (how the app writes user-supplied and program text literally) removed."""
+    import re
+
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
+
+
 def private_kendall_pc(ds, alpha: float, max_order=None):
     """Non-private PC with the statistic the private algorithms use (Kendall z̃ with the public normaliser,
     one-sided p): what they converge to as ε grows. Returns the engine's Result and the metrics."""

@@ -16,6 +16,7 @@ import streamlit as st
 
 from cgdcore import UserError
 from cgdcore.cancel import checkpoint
+from cgdcore.exports import code_span, markdown_literal
 from ui.priority import not_drawing
 
 
@@ -282,7 +283,8 @@ def user_errors():
     try:
         yield
     except UserError as e:
-        st.error(f"{e}", icon=":material/error:")
+        st.error(markdown_literal(e), icon=":material/error:")  # plain text, as the CLI prints it: it may quote
+        # what the user typed, uploaded or linked (a column name, a range, an ε grid)
         st.stop()
     except MemoryError:
         st.error("Out of memory: use fewer rows or a smaller maximum order.", icon=":material/error:")
@@ -327,7 +329,7 @@ def checked_url_settings(changed_by_page=(), labels=None):
         value = st.session_state[k]
         if not _same_setting(raw, value):
             shown = labels[k](value) if labels and k in labels else _show(value)
-            refused.append(f"`{k}={','.join(raw)}` (using {shown})")
+            refused.append(f"{code_span(k + '=' + ','.join(raw))} (using {markdown_literal(shown) or 'none'})")
     if refused:
         st.warning("The link asked for settings that are out of range or not among the choices, so they were "
                    "ignored: " + "; ".join(refused) + ". Change them with the page's controls.",

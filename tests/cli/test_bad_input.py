@@ -18,7 +18,7 @@ import tomllib
 import numpy as np
 import pytest
 
-from conftest import Lazy, ROOT, cli
+from conftest import Lazy, ROOT, cli, shown
 
 AppTest = Lazy("streamlit.testing.v1", "AppTest")
 pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.py
@@ -289,7 +289,7 @@ def test_app_bad_upload_is_explained_and_a_good_one_runs(name, tmp_path, monkeyp
         pattern = FILES[name][1]
     _upload(at, f"{name}.csv", data)
     no_exception(at)
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     assert any(re.search(pattern, e) for e in errors), errors
     assert "discovery" not in at.session_state or at.session_state["discovery"].dataset.name != f"{name}.csv"
     _upload(at, "survey.csv", _good_csv())
@@ -454,6 +454,34 @@ def test_app_bad_value_in_the_link_is_refused_and_said(case, value, whole_flow, 
     done(at)
 
 
+@pytest.mark.parametrize("page,params", [
+    ("pages/discover.py", {"n": "2000", "ds": "x`[click here to fix](https://evil.example/login)`"}),
+    ("pages/budget.py", {"bn": "5000", "bsens": "x` **Session expired** [sign in](https://evil.example) `"}),
+    ("pages/demo.py", {"scenario": "x` **Your session expired** [log in again](https://evil.example) `"}),
+    ("pages/discover.py", {"n": "2000", "ranges": "[click](https://evil.example/x)=1:2"}),
+    ("pages/tradeoff.py", {"tods": "asia", "toalg": "gauss-pc", "ton": "2000",
+                           "toeps": "**Fix:** [see guide](https://evil.example) $x$"}),
+], ids=["discover-refused", "budget-refused", "demo-scenario", "discover-ranges", "tradeoff-grid"])
+def test_app_messages_quote_a_link_as_text(page, params):
+    """A message that quotes what a link (or a file, or a typed field) said shows it as text: no link, emphasis or
+    formula of the user's making inside the app's own warning or error (CommonMark's reading, by markdown-it)."""
+    from markdown_it import MarkdownIt
+
+    at = app()
+    at.switch_page(page)
+    at.query_params.update(params)
+    at.run()
+    no_exception(at)
+    messages = [m.value for m in [*at.warning, *at.error] if "evil.example" in shown(m.value)]
+    assert messages, [m.value for m in [*at.warning, *at.error]]
+    md = MarkdownIt("commonmark")
+    for m in messages:
+        rendered = md.renderInline(m)
+        assert "href" not in rendered and "<strong>" not in rendered and "<em>" not in rendered, rendered
+        # LaTeX ($…$, read by Streamlit's Markdown, not by CommonMark): every dollar escaped or inside code
+        assert not re.search(r"(?<!\\)\$", re.sub(r"(`+).*?\1", "", m)), m
+
+
 def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
     """A refused option of a control that shows its options under labels: the message names the option used by
     its label, as the control shows it (Trade-off's chart controls: tests/app/test_app.py)."""
@@ -466,7 +494,7 @@ def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
     at.run()
     no_exception(at)
     _refused(at, "private_test", "bogus")
-    assert any("`private_test=bogus` (using Kendall τ (small sensitivity))" in w.value for w in at.warning), [
+    assert any("`private_test=bogus` (using Kendall τ (small sensitivity))" in shown(w.value) for w in at.warning), [
         w.value for w in at.warning]
 
 
@@ -527,7 +555,7 @@ def test_app_tradeoff_bad_epsilon_grid_is_explained_then_runs(value):
     at.query_params.update({**TRADEOFF, "toeps": value})
     at.run()
     no_exception(at)
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     pattern = {"": r"need an ε grid", "1,abc": r"numbers separated by commas", "logspace:0:1": r"logspace:START",
                "nan": r"(?i)nan", "inf": r"inf", "1e300": r"≤ 1e6"}.get(value, r"positive")
     assert any(re.search(pattern, e) and "ε" in e for e in errors), errors

@@ -5,7 +5,7 @@ import io
 import numpy as np
 import pytest
 
-from cgdcore.exports import csv_text, neutralise
+from cgdcore.exports import code_span, csv_text, markdown_literal, neutralise
 from conftest import Lazy
 
 pd = Lazy("pandas")
@@ -159,3 +159,27 @@ def test_markdown_literal_escapes_every_markdown_and_latex_character():
                 assert out[i] not in SYNTAX and out[i] != "\n", out
                 i += 1
         assert re.sub(r"\\(.)", r"\1", out) == name.replace("\n", " ")
+
+
+#: text written to break out of a code span or to be read as Markdown, LaTeX or HTML
+MARKUP = ["x`[click here](https://evil.example/login)`", "``", "` a `", " lead", "trail ", "```js", "a\\`b",
+          "$x$ **bold** <b>h</b> _i_", "[a](javascript:alert(1))", "![img](x)", "# heading", "| a | b |", "&amp; &lt;",
+          "x\ny"]
+
+
+def _html_text(text: str) -> str:
+    """``text`` as markdown-it writes a text node (its escaping of HTML's special characters)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+@pytest.mark.parametrize("text", MARKUP + HOSTILE)
+def test_user_text_in_a_message_is_shown_as_typed(text):
+    """CommonMark's own reading (markdown-it) of the two ways the app writes user text into a message: a code
+    span holds the text whatever backticks it has, and the literal form shows it with no markup (a line break,
+    which a one-line message cannot hold, becomes a space)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark")
+    flat = text.replace("\n", " ")
+    assert md.renderInline(code_span(text)) == f"<code>{_html_text(flat)}</code>"
+    assert md.renderInline(markdown_literal(text)) == _html_text(flat)
