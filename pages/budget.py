@@ -1,6 +1,7 @@
 """Budget: how CURATE spreads ε over PC orders, Priv-PC's noise scales, and the papers' totals vs the guarantee."""
 import streamlit as st
 
+from cgdcore.central.build import KENDALL_PUBLIC_C, min_rows
 from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
 from ui.widgets import option_input
@@ -45,12 +46,17 @@ same data both ways and shows the papers' totals next to the guarantee.
 
 NETWORKS = [i.name for i in list_datasets() if i.kind == "discrete" and i.truth and i.n_rows is None]
 
+#: the fewest rows CURATE runs on here (its one-sided Kendall test with the public normaliser)
+CURATE_MIN_ROWS = min_rows(KENDALL_PUBLIC_C, "one")
+
 with checked_url_settings(), st.sidebar:
     st.header("Run")
     name = st.selectbox("Network", NETWORKS, index=NETWORKS.index("sachs") if "sachs" in NETWORKS else 0,
                         key="bds", **URL)
-    n = int(st.number_input("Rows to sample (n)", min_value=1000, max_value=1_000_000, value=100_000, step=10_000,
-                            key="bn", **URL))
+    n = int(st.number_input("Rows to sample (n)", min_value=CURATE_MIN_ROWS, max_value=1_000_000, value=100_000,
+                            step=10_000, key="bn", **URL,
+                            help=f"At least {CURATE_MIN_ROWS:,}: below that, CURATE's proven sensitivity is so large "
+                                 "that its noise would drown every decision."))
     total = float(st.number_input("CURATE total ε", min_value=0.01, max_value=1e5, value=10.0, step=1.0,
                                   format="%g", key="beps", **URL))
     round_eps = float(st.number_input("Priv-PC per-round ε", min_value=0.01, max_value=100.0, value=1.0, step=0.1,

@@ -286,7 +286,8 @@ with user_errors():
         except Exception:
             status.update(label=f"{algo} could not run", state="error")
             raise
-        status.update(label=(f"Discovery complete — {res.result.n_ci_tests:,} CI tests in {res.seconds:.2f} s"
+        tests = f"{res.result.n_ci_tests:,} CI test{'' if res.result.n_ci_tests == 1 else 's'}"
+        status.update(label=(f"Discovery complete — {tests} in {res.seconds:.2f} s"
                              if res.result.n_ci_tests or not res.result.stopped_early else
                              "Stopped before its first CI test — see below"), state="complete")
 st.session_state["last_run_key"] = run_key

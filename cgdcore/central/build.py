@@ -82,7 +82,7 @@ def min_rows(c: float, sided: str) -> int:
 def check_sensitivity(sens: float, n: int, what: str, c: float, sided: str) -> None:
     if sens > MAX_P_SENSITIVITY:
         raise UserError(
-            f"{n} rows are too few for {what}: the p-value sensitivity is {sens:.3g} (more than "
+            f"{n:,} rows are too few for {what}: the p-value sensitivity is {sens:.3g} (more than "
             f"{MAX_P_SENSITIVITY}), so the noise would drown every decision. Use at least {min_rows(c, sided):,} rows."
         )
 

@@ -231,6 +231,19 @@ def comparison(summary: dict) -> dict:
     return summary.get("diagnostics") or summary
 
 
+def same_decisions_note(compare: dict) -> str | None:
+    """Why a run whose every CI decision agrees with plaintext PC can still learn another graph (None when that is
+    not the case): a level keeps, for each edge it removes, the separating set with the largest p-value among those
+    that removed it ("max-p (batched level)"), and the encrypted p-values are approximate."""
+    shd = compare.get("shd_vs_plaintext")
+    if compare.get("agreement") != 1.0 or not shd:
+        return None
+    return (f"Every decision agrees, yet the graphs differ by {shd}: for each edge a level removes, the run keeps the "
+            "separating set with the largest p-value among those that removed it, and the encrypted p-values are "
+            "approximate, so it can keep another set than plaintext PC does, and the orientations follow the "
+            "separating sets.")
+
+
 def what_each_party_sees(mode: str, dp: str | None) -> dict[str, str]:
     """Who learns what in each mode (seed 003 §III-B threat model: honest-but-curious server)."""
     if dp == "once":

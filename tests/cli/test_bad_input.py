@@ -354,7 +354,7 @@ URL_CASES = [
      lambda at: _budget_done(at)),
     ("pages/budget.py", {"bds": "asia", "bn": "5000"}, "breps", EPS_BAD, ("number_input", 2.0),
      lambda at: _budget_done(at)),
-    ("pages/budget.py", {"bds": "asia"}, "bn", ["1"], ("number_input", 5000), lambda at: _budget_done(at)),
+    ("pages/budget.py", {"bds": "asia"}, "bn", ["1", "1000"], ("number_input", 5000), lambda at: _budget_done(at)),
     # CURATE's margins: β = 1 leaves no lower band (α(1 − β) = 0) and crashed the run
     ("pages/budget.py", {"bds": "asia", "bn": "5000"}, "bbeta", ["1", "1.5"], ("number_input", 0.3),
      lambda at: _budget_done(at)),

@@ -8,7 +8,7 @@ from cgdcore.data import load_dataset
 from cgdcore.fhe import circuits, ckks
 from cgdcore.fhe.parties import split_rows
 from cgdcore.fhe.protocol import Settings, exact_cells
-from cgdcore.fhe.run import federate, fhe_pc, what_each_party_sees
+from cgdcore.fhe.run import federate, fhe_pc, same_decisions_note, what_each_party_sees
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +253,13 @@ def test_run_memory_sees_a_peak_inside_the_run(monkeypatch, exact):
     del big
     added = m.stop()
     assert 150 <= added <= 400 and m.exact == exact
+
+
+def test_a_graph_that_differs_despite_equal_decisions_is_explained():
+    """Encrypted: "CI decisions = plaintext 100.0%" beside "SHD vs plaintext graph 2" read as a contradiction; the
+    page then says why (the max-p separating set over approximate p-values), and only then."""
+    note = same_decisions_note({"agreement": 1.0, "shd_vs_plaintext": 2})
+    assert note and "differ by 2" in note and "largest p-value" in note
+    for cmp in ({"agreement": 0.999, "shd_vs_plaintext": 2}, {"agreement": 1.0, "shd_vs_plaintext": 0},
+                {"agreement": 1.0, "shd_vs_plaintext": None}, {}):
+        assert same_decisions_note(cmp) is None
