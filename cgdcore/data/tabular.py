@@ -108,8 +108,9 @@ def _sniff_separator(header: str) -> str:
     return _SEPARATORS[int(np.argmax(counts))] if max(counts) else ","
 
 
-def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> int | None:
-    """Physical line number (1-based) of the first non-blank line whose field count != expected.
+def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> tuple[int, int] | None:
+    """Physical lines (1-based: first, last) of the first non-blank record whose field count != expected; first <
+    last when a quoted value runs over several lines (a quote that is never closed takes the rest of the file).
 
     Files without quote characters are scanned with numpy (separator and newline positions);
     quoted files with the csv module, which understands quoted separators and newlines.
@@ -117,11 +118,13 @@ def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> int | None:
     """
     if b'"' in data:
         reader = csv.reader(io.StringIO(data.decode("utf-8"), newline=""), delimiter=sep, skipinitialspace=True)
+        last = 0
         for row in reader:
+            first, last = last + 1, reader.line_num
             if not row or all(not f.strip() for f in row) and len(row) == 1:
                 continue
             if len(row) != expected:
-                return reader.line_num
+                return first, last
         return None
     b = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(b == 10)
@@ -132,17 +135,27 @@ def _field_counts_bad_line(data: bytes, sep: str, expected: int) -> int | None:
     n_fields = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
     for i in np.flatnonzero(n_fields != expected):
         if data[starts[i]:ends[i]].strip():
-            return int(i) + 1
+            return int(i) + 1, int(i) + 1
     return None
 
 
-def _bad_line_or_none(data: bytes, sep: str, expected: int) -> int | None:
-    """``_field_counts_bad_line``, or None when even the csv module cannot split the file (e.g. a field over
-    its 128 kB limit): the caller's message then says "a row" instead of a line number."""
+def _bad_row_message(data: bytes, sep: str, expected: int) -> str | None:
+    """What is wrong with the first row whose field count is not the header's, and where; None when there is no
+    such row or even the csv module cannot split the file (e.g. a field over its 128 kB limit)."""
     try:
-        return _field_counts_bad_line(data, sep, expected)
+        bad = _field_counts_bad_line(data, sep, expected)
     except csv.Error:
         return None
+    if bad is None:
+        return None
+    first, last = bad
+    lines = data.count(b"\n") + (not data.endswith(b"\n"))
+    if first < last and last >= lines:  # the quoted value took every line to the end of the file
+        return (f"malformed CSV: a quote opened on line {first} is never closed (the value runs to the end of the "
+                f"file, line {last}); close the quote or remove it")
+    where = f"line {first}" if first == last else f"the row on lines {first}–{last} (a quoted value spans them)"
+    return (f"malformed CSV: {where} does not have {expected} fields like the header; fix or remove that row "
+            f"(check for unquoted separators in values)")
 
 
 # ----------------------------------------------------------------------------- loading
@@ -203,13 +216,12 @@ def load_csv(source, name: str | None = None, missing: str = "drop", min_columns
                              keep_default_na=False, na_values=list(MISSING_TOKENS), skipinitialspace=True,
                              encoding="utf-8", engine="c", low_memory=False)
     except (pd.errors.ParserError, pd.errors.ParserWarning) as e:
-        line = _bad_line_or_none(data, sep, len(header))
-        if line is None:  # not a field count: say what the parser saw (e.g. a quote that is never closed)
+        bad = _bad_row_message(data, sep, len(header))
+        if bad is None:  # not a field count: say what the parser saw (e.g. a quote that is never closed)
             why = str(e).replace("Error tokenizing data. C error: ", "").strip().rstrip(".")[:160]
             raise UserError(f"malformed CSV ({why}); check for unbalanced quotes or unquoted separators in "
                             f"values") from None
-        raise UserError(f"malformed CSV: line {line} does not have {len(header)} fields like the header; "
-                        f"fix or remove that row (check for unquoted separators in values)") from None
+        raise UserError(bad) from None
     except pd.errors.EmptyDataError:
         raise UserError("the file is empty; upload a CSV with a header line and at least one data row") from None
     if len(df) == 0:
@@ -218,10 +230,9 @@ def load_csv(source, name: str | None = None, missing: str = "drop", min_columns
         raise UserError(f"the file has {len(df):,} rows, over the limit of {MAX_ROWS:,}; upload a random sample")
     if df.isna().to_numpy().any():
         # pandas pads short rows with NaN, so tell them apart from genuinely missing values
-        line = _bad_line_or_none(data, sep, len(header))
-        if line is not None:
-            raise UserError(f"malformed CSV: line {line} does not have {len(header)} fields like the header; "
-                            f"fix or remove that row")
+        bad = _bad_row_message(data, sep, len(header))
+        if bad is not None:
+            raise UserError(bad)
     return dataset_from_frame(df, name=name, missing=missing)
 
 

@@ -268,6 +268,10 @@ def test_csv_rejections_say_what_is_wrong():
     assert "line 3" in _err(b"a,b\n1,2\n3,4,5\n6,7\n")                       # long row
     assert "line 2" in _err(b"a,b\n1,2,3\n3,4\n")                            # long first row
     assert "line 4" in _err(b'a,b,c\n"x,y",2,3\n\n4,5\n')                    # quoted file, blank line
+    # a quote never closed takes the rest of the file: the message points at the line that opened it
+    msg = _err(b'a,b,c\n1,"2,3\n' + b"1,2,3\n" * 201)
+    assert "quote opened on line 2 is never closed" in msg and "line 203" in msg
+    assert "lines 4–5" in _err(b'a,b,c\n1,"x\ny",3\n4,"p\nq"\n5,6,7\n')    # a quoted value over two lines
     assert "missing values" in _err(b"a,b\n1,2\n3,\n", missing="error")
     assert "'drop' or 'error'" in _err(b"a,b\n1,2\n", missing="keep")
     assert "infinite" in _err(b"a,b\n1,inf\n2,3\n")
