@@ -315,7 +315,8 @@ def checked_url_settings(changed_by_page=(), labels=None):
     A widget bound to the URL (``bind="query-params"``) ignores a value outside its range or options (``?eps=0``,
     ``?alpha=1.5``, ``?delta_curate=1``) and Streamlit removes it from the URL without a word, so the page would run
     with the default while the user believes it used their value. A parameter that was in the link before the
-    widgets ran, is gone or changed after, and does not match the widget's value was refused. Keys in
+    widgets ran, is gone or changed after, and does not match the widget's value was refused; so was every value but
+    one of a setting the link gives more than once (``?n=2000&n=3000``). Keys in
     ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked; ``labels``
     maps a widget's key to its ``format_func``, so the message names the value used as the widget shows it.
     """
@@ -323,16 +324,18 @@ def checked_url_settings(changed_by_page=(), labels=None):
     yield
     refused = []
     for k, raw in before.items():
-        if k in changed_by_page or k not in st.session_state or (k in st.query_params and
-                                                                 st.query_params.get_all(k) == raw):
+        if k in changed_by_page or k not in st.session_state:
             continue
         value = st.session_state[k]
+        repeated = len(raw) > 1 and not isinstance(value, (list, tuple))  # ?n=2000&n=3000: one of them is used
+        if not repeated and k in st.query_params and st.query_params.get_all(k) == raw:
+            continue
         if not _same_setting(raw, value):
             shown = labels[k](value) if labels and k in labels else _show(value)
             refused.append(f"{code_span(k + '=' + ','.join(raw))} (using {markdown_literal(shown) or 'none'})")
     if refused:
-        st.warning("The link asked for settings that are out of range or not among the choices, so they were "
-                   "ignored: " + "; ".join(refused) + ". Change them with the page's controls.",
+        st.warning("The link asked for settings that are out of range, not among the choices or given more than "
+                   "once, so they were ignored: " + "; ".join(refused) + ". Change them with the page's controls.",
                    icon=":material/link_off:")
 
 

@@ -482,6 +482,19 @@ def test_app_messages_quote_a_link_as_text(page, params):
         assert not re.search(r"(?<!\\)\$", re.sub(r"(`+).*?\1", "", m)), m
 
 
+def test_app_a_setting_given_twice_in_a_link_is_said(monkeypatch):
+    """?n=2000&n=3000: the page runs with one of them; it says so, where it kept both in the link silently."""
+    import ui.common
+
+    monkeypatch.setattr(ui.common, "load_dataset", _stop_before_the_data)
+    at = app()
+    at.query_params["n"] = ["2000", "3000"]
+    at.run()
+    no_exception(at)
+    used = at.sidebar.number_input(key="n").value
+    assert any(f"`n=2000,3000` (using {used})" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
 def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
     """A refused option of a control that shows its options under labels: the message names the option used by
     its label, as the control shows it (Trade-off's chart controls: tests/app/test_app.py)."""
