@@ -63,7 +63,8 @@ _MARKDOWN_SYNTAX = set("\\`*_{}[]()<>#+-.!|$~:=&")
 def markdown_literal(text: Any) -> str:
     """``text`` shown as typed in Markdown (Streamlit's captions, messages and labels): every ASCII punctuation
     character that could start emphasis, a link, a heading, a table, HTML or LaTeX ($…$) is backslash-escaped, which
-    CommonMark defines for exactly these characters; line breaks become spaces."""
+    CommonMark defines for exactly these characters; line breaks become spaces. (A bare web address still shows as
+    a link to itself: GitHub's Markdown links it after reading the escapes.)"""
     out = []
     for ch in str(text):
         if ch in "\r\n":

@@ -321,6 +321,7 @@ def checked_url_settings(changed_by_page=(), labels=None):
     maps a widget's key to its ``format_func``, so the message names the value used as the widget shows it.
     """
     before = {k: st.query_params.get_all(k) for k in st.query_params}
+    slot = st.empty()  # the warning goes where the settings begin, not below whatever the widgets' block drew
     yield
     refused = []
     for k, raw in before.items():
@@ -334,9 +335,9 @@ def checked_url_settings(changed_by_page=(), labels=None):
             shown = labels[k](value) if labels and k in labels else _show(value)
             refused.append(f"{code_span(k + '=' + ','.join(raw))} (using {markdown_literal(shown) or 'none'})")
     if refused:
-        st.warning("The link asked for settings that are out of range, not among the choices or given more than "
-                   "once, so they were ignored: " + "; ".join(refused) + ". Change them with the page's controls.",
-                   icon=":material/link_off:")
+        slot.warning("The link asked for settings that are out of range, not among the choices or given more than "
+                     "once, so they were ignored: " + "; ".join(refused) + ". Change them with the page's controls.",
+                     icon=":material/link_off:")
 
 
 def _same_setting(raw: list[str], value) -> bool:
