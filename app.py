@@ -7,6 +7,7 @@ import numpy  # noqa: F401
 import pandas  # noqa: F401
 import streamlit as st
 
+from ui.common import say_unused_link_settings
 from ui.priority import drawing
 from ui.stopping import stop_when_user_leaves
 
@@ -26,5 +27,9 @@ pages = [
 ]
 # leaving a page, rerunning it or Stop ends its long runs (ui/stopping.py); heavy runs pause while this script run
 # draws a page (ui/priority.py)
+link = {k: st.query_params.get_all(k) for k in st.query_params}  # the settings the page opens with
+unused_slot = st.empty()  # above the page: a setting the page did not use is named there once it has run
 with stop_when_user_leaves(), drawing():
-    st.navigation(pages).run()
+    page = st.navigation(pages)
+    page.run()
+say_unused_link_settings(link, unused_slot, page.url_path)

@@ -340,6 +340,25 @@ def checked_url_settings(changed_by_page=(), labels=None):
                      icon=":material/link_off:")
 
 
+#: link parameters that are not a widget's: Discover's pinned run, Demo's scenario, Streamlit's embedding options
+NOT_WIDGETS = {"pin", "scenario", "embed", "embed_options"}
+
+
+def say_unused_link_settings(link: dict[str, list[str]], slot, page: str) -> None:
+    """After a page's first run in this session: name the settings in the link it opened with that no control on the
+    page took — a misspelt name (``?epsilon=``), or a control the other settings hide (``?eps=`` with PC, which has
+    no budget). A refused value is said by :func:`checked_url_settings`; these were not even read."""
+    seen = st.session_state.setdefault("_links_checked", set())
+    if page in seen:
+        return
+    seen.add(page)
+    unused = [k for k in link if k not in NOT_WIDGETS and k not in st.session_state]
+    if unused:
+        slot.warning("The link has settings this page does not use with its other settings, so they were ignored: "
+                     + "; ".join(code_span(f"{k}={','.join(link[k])}") for k in unused) + ".",
+                     icon=":material/link_off:")
+
+
 def _same_setting(raw: list[str], value) -> bool:
     """Does the URL text ``raw`` denote the widget's ``value`` (Streamlit drops a value equal to the default)?"""
     if isinstance(value, (list, tuple)):

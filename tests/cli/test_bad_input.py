@@ -495,6 +495,28 @@ def test_app_a_setting_given_twice_in_a_link_is_said(monkeypatch):
     assert any(f"`n=2000,3000` (using {used})" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
+@pytest.mark.parametrize("page,params,unused", [
+    ("pages/discover.py", {"n": "2000", "eps": "0.5", "epsilon": "1"}, ["`eps=0.5`", "`epsilon=1`"]),  # PC: no ε
+    ("pages/discover.py", {"n": "2000", "algo": "laplace-pc", "eps": "0.5"}, []),
+    ("pages/learn.py", {"lX": "bogus"}, ["`lX=bogus`"]),
+    ("pages/demo.py", {"scenario": "epsilon-cost"}, []),
+], ids=["discover-pc", "discover-private", "learn", "demo"])
+def test_app_link_settings_no_control_took_are_named(page, params, unused):
+    """A misspelt setting, or one for a control the other settings hide, was kept in the link and ignored without
+    a word; the page names it once it has run (and nothing else: a setting a control took is not named)."""
+    at = app(timeout=120)
+    at.switch_page(page)
+    at.query_params.update(params)
+    at.run()
+    no_exception(at)
+    said = [w.value for w in at.warning if "does not use" in w.value]
+    if unused:
+        assert len(said) == 1 and all(u in said[0] for u in unused), said
+        assert not any(f"`{k}=" in said[0] for k in params if f"`{k}={params[k]}`" not in unused), said
+    else:
+        assert not said, said
+
+
 def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
     """A refused option of a control that shows its options under labels: the message names the option used by
     its label, as the control shows it (Trade-off's chart controls: tests/app/test_app.py)."""
