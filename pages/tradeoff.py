@@ -132,7 +132,7 @@ with checked_url_settings(changed_by_page=preset_filled), st.sidebar:
                        **URL)
     jobs = st.radio("Worker processes", [2, 1], horizontal=True, key="tojobs",
                     help="2 uses both cores (separate processes, each with its own statistics cache); "
-                         "1 runs in the app's process and reuses its cache across sweeps.")
+                         "1 runs in the app's process and reuses its cache across sweeps.", **URL)
 
 with user_errors():
     from cgdcore.experiments import SweepSpec, parse_epsilon_grid

@@ -367,6 +367,8 @@ URL_CASES = [
     # Trade-off: n (its ε grid is a text box, tested below)
     ("pages/tradeoff.py", {"tods": "asia", "toalg": "priv-pc", "toeps": "1", "toreps": "1"}, "ton", ["1"],
      ("number_input", 5000), lambda at: _tradeoff_done(at)),
+    ("pages/tradeoff.py", {"tods": "asia", "toalg": "priv-pc", "toeps": "1", "toreps": "1"}, "tojobs", ["9"],
+     ("radio", 1), lambda at: _tradeoff_done(at)),
 ]
 
 
