@@ -15,7 +15,7 @@ from ui.scenarios import TOTAL_EPSILON
 from ui.common import (check_work, checked_url_settings, route_through_app, digest, explain, load_dataset, load_upload,
                        run_discovery, run_discovery_on_upload, run_stored, session_id, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
-from ui.downloads import ledger_csv, on_click, trace_csv
+from ui.downloads import ledger_csv, trace_csv, when_clicked
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import option_input
 
@@ -448,7 +448,7 @@ if pv:
                        "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
         led = res.ledger
         if led is not None:
-            st.download_button("Download every release (CSV)", on_click(ledger_csv, led), "ledger.csv", "text/csv",
+            st.download_button("Download every release (CSV)", when_clicked(ledger_csv, led), "ledger.csv", "text/csv",
                                on_click="ignore", key="dl_ledger", icon=":material/download:")
 
     with tab_noise:
@@ -518,9 +518,9 @@ with tab_log:
                                 for c in ("p-value", "statistic", "released", "sensitivity", "noise", "noisy value",
                                           "threshold", "ε charged")})
     l1, l2 = st.columns(2)
-    l1.download_button("CI-test trace (CSV)", on_click(trace_csv, records), "ci_test_trace.csv", "text/csv",
+    l1.download_button("CI-test trace (CSV)", when_clicked(trace_csv, records), "ci_test_trace.csv", "text/csv",
                        on_click="ignore", key="dl_log", icon=":material/download:")
-    l2.download_button("CI-test trace (JSON)", on_click(json.dumps, records, indent=1), "ci_test_trace.json",
+    l2.download_button("CI-test trace (JSON)", when_clicked(json.dumps, records, indent=1), "ci_test_trace.json",
                        "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")
 
 with tab_edges:
@@ -533,13 +533,13 @@ with tab_edges:
     if missing:
         st.caption("Missing true edges: " + ", ".join(f"{names[r.source]}–{names[r.target]}" for r in missing))
     d1, d2, d3, d4 = st.columns(4)
-    d1.download_button("Edge list (CSV)", on_click(viz.edge_list_csv, rows, names), "edges.csv", "text/csv",
+    d1.download_button("Edge list (CSV)", when_clicked(viz.edge_list_csv, rows, names), "edges.csv", "text/csv",
                        on_click="ignore", key="dl_csv", icon=":material/download:")
-    d2.download_button("Result (JSON)", on_click(lambda r: json.dumps(r.to_json(), indent=2), res), "result.json",
+    d2.download_button("Result (JSON)", when_clicked(lambda r: json.dumps(r.to_json(), indent=2), res), "result.json",
                        "application/json", on_click="ignore", key="dl_json", icon=":material/download:")
-    d3.download_button("Graph (DOT)", on_click(viz.to_dot, res.cpdag, truth, names, evidence=evidence), "graph.dot",
+    d3.download_button("Graph (DOT)", when_clicked(viz.to_dot, res.cpdag, truth, names, evidence=evidence), "graph.dot",
                        "text/vnd.graphviz", on_click="ignore", key="dl_dot", icon=":material/download:")
-    d4.download_button("Graph figure (HTML)", on_click(figure_html, fig, f"{res.algorithm} on {res.dataset.name}"),
+    d4.download_button("Graph figure (HTML)", when_clicked(figure_html, fig, f"{res.algorithm} on {res.dataset.name}"),
                        "graph.html", "text/html", on_click="ignore", key="dl_fig", icon=":material/download:")
 
 with tab_data:

@@ -9,7 +9,7 @@ from cgdcore.data import list_datasets
 from cgdcore.exports import csv_text, figure_html, markdown_literal
 from ui.common import (checked_url_settings, explain, memory, refuse_work, route_through_app, url_accepts_names,
                        user_errors)
-from ui.downloads import on_click, parquet_bytes
+from ui.downloads import parquet_bytes, when_clicked
 from ui.priority import not_drawing
 
 route_through_app()
@@ -298,11 +298,11 @@ with tab_tab:
                                 if c.startswith("epsilon")})  # an ε bound to four significant digits
     d1, d2, d3 = st.columns(3)
     # a download needs no rerun of the page; each file is written when its button is clicked
-    d1.download_button("Table (CSV)", on_click(csv_text, table), f"sweep-{spec.key}.csv", "text/csv", key="todl_csv",
-                       on_click="ignore")
-    d2.download_button("Table (Parquet)", on_click(parquet_bytes, table), f"sweep-{spec.key}.parquet",
+    d1.download_button("Table (CSV)", when_clicked(csv_text, table), f"sweep-{spec.key}.csv", "text/csv",
+                       key="todl_csv", on_click="ignore")
+    d2.download_button("Table (Parquet)", when_clicked(parquet_bytes, table), f"sweep-{spec.key}.parquet",
                        "application/octet-stream", key="todl_pq", on_click="ignore")
-    d3.download_button("Utility figure (HTML)", on_click(figure_html, figs["utility"], "Privacy-utility trade-off"),
+    d3.download_button("Utility figure (HTML)", when_clicked(figure_html, figs["utility"], "Privacy-utility trade-off"),
                        f"tradeoff-{spec.key}.html", "text/html", key="todl_html", on_click="ignore")
     from cgdcore.experiments import command_for, config_of
 

@@ -2,7 +2,7 @@
 
 Text cells pass through :func:`cgdcore.exports.csv_text` (spreadsheet formulas neutralised); figures through
 :func:`cgdcore.exports.figure_html` (plotly.js inlined, opens offline). Every file is written when its button is
-clicked (:func:`on_click`), not each time the page draws.
+clicked (:func:`when_clicked`), not each time the page draws.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def json_text(obj) -> str:
     return json.dumps(obj, indent=2, default=plain)
 
 
-def on_click(write, *args, **kwargs):
+def when_clicked(write, *args, **kwargs):
     """A download button's ``data`` that calls ``write(*args)`` when the button is clicked: Streamlit runs it then, on a
     thread of its own, and keeps only the function meanwhile. Written at every drawing instead, a figure's file (its
     ~4.7 MB of plotly.js), a trace or privatised records as CSV would cost the page's script that work, and the
@@ -88,5 +88,5 @@ def download_row(items, key: str) -> None:
     per_row = min(len(items), PER_ROW)
     cols = [c for start in range(0, len(items), per_row) for c in st.columns(per_row)]
     for i, (col, (label, kind, payload, fname)) in enumerate(zip(cols, items)):
-        col.download_button(label, on_click(_file, kind, payload, label), fname, MIME.get(kind, "text/plain"),
+        col.download_button(label, when_clicked(_file, kind, payload, label), fname, MIME.get(kind, "text/plain"),
                             key=f"{key}_{i}", on_click="ignore", icon=":material/download:")
