@@ -17,7 +17,7 @@ from ui.common import (check_work, checked_url_settings, route_through_app, dige
 from ui.compare import compare_panel, pin_controls
 from ui.downloads import ledger_csv, trace_csv, when_clicked
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
-from ui.widgets import option_input
+from ui.widgets import lazy_tabs, option_input
 
 route_through_app()
 
@@ -385,104 +385,109 @@ compare_panel(res, run_key, _draw)
 tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
 if pv:
     tab_names = ["Privacy ledger", "Noise vs threshold"] + tab_names
-tabs = st.tabs(tab_names)
-if pv:
-    tab_ledger, tab_noise = tabs[0], tabs[1]
-tab_int, tab_order, tab_log, tab_edges, tab_data = tabs[-5:]
 
-if pv:
+
+def _ledger():
+    """Every release the run made, its totals and the mechanism's parameters."""
     from cgdcore.viz import privacy as vp
 
-    with tab_ledger:
-        how = (f"its budget, enforced by the {pv.rule}-composition filter" if pv.budget is not None else
-               f"without a budget, the {pv.rule} composition of the most releases any run on data of this shape "
-               "could make")
-        opening = (f"Its guarantee was fixed before it started: {how}." if pv.guarantee else
-                   f"This run has **no privacy guarantee** ({pv.guarantee_note}); its ledger's totals say what "
-                   "the releases it recorded would cost if every part of the run had a proof.")
-        st.caption(f"Every release the run made is in the ledger. {opening} "
-                   "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
-                   "none of them is a guarantee. " + status_legend())
-        accounting_table(pv.accounting, "ledger")
-        if pv.per_order:
-            st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+    how = (f"its budget, enforced by the {pv.rule}-composition filter" if pv.budget is not None else
+           f"without a budget, the {pv.rule} composition of the most releases any run on data of this shape "
+           "could make")
+    opening = (f"Its guarantee was fixed before it started: {how}." if pv.guarantee else
+               f"This run has **no privacy guarantee** ({pv.guarantee_note}); its ledger's totals say what "
+               "the releases it recorded would cost if every part of the run had a proof.")
+    st.caption(f"Every release the run made is in the ledger. {opening} "
+               "The other totals compose the releases this run happened to make, or follow the papers' formulas; "
+               "none of them is a guarantee. " + status_legend())
+    accounting_table(pv.accounting, "ledger")
+    if pv.per_order:
+        st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+    else:
+        st.caption(":material/info: The run made no release, so no order was charged.")
+    if pv.gauss_plan:
+        if algo == "gauss-pc":
+            st.caption("The plan, order by order, in zCDP's ρ: half of what the filter has left (all of it for the "
+                       "last order the degrees allow), split over the order's edges — one release each, the "
+                       "smallest |z| over all the edge's candidate separating sets plus Gaussian noise — and the "
+                       "exponential-mechanism choice of a separating set for each edge it removes (half a "
+                       "release's ρ). What an order does not use carries forward. "
+                       + ("On the G-test each candidate set releases G minus its χ² critical value (public "
+                          "degrees of freedom); the line is a margin calibrated to the noise and the sets' "
+                          "degrees of freedom, so it differs per edge and is shown in the trace, not here."
+                          if ci_test == "g2" else "The line is the critical value the noisy minimum is compared "
+                          "with, calibrated to that order's noise."))
         else:
-            st.caption(":material/info: The run made no release, so no order was charged.")
-        if pv.gauss_plan:
-            if algo == "gauss-pc":
-                st.caption("The plan, order by order, in zCDP's ρ: half of what the filter has left (all of it for the "
-                           "last order the degrees allow), split over the order's edges — one release each, the "
-                           "smallest |z| over all the edge's candidate separating sets plus Gaussian noise — and the "
-                           "exponential-mechanism choice of a separating set for each edge it removes (half a "
-                           "release's ρ). What an order does not use carries forward. "
-                           + ("On the G-test each candidate set releases G minus its χ² critical value (public "
-                              "degrees of freedom); the line is a margin calibrated to the noise and the sets' "
-                              "degrees of freedom, so it differs per edge and is shown in the trace, not here."
-                              if ci_test == "g2" else "The line is the critical value the noisy minimum is compared "
-                              "with, calibrated to that order's noise."))
-            else:
-                st.caption("The plan, order by order: half of what the filter has left (all of it for the last order "
-                           "the degrees allow) for the order's upper bound on tests, evenly per test; what an order "
-                           "does not use carries forward. The line is the critical value the noisy |z| is compared "
-                           "with, calibrated to that order's noise.")
-            plan = vp.plan_rows(pv.gauss_plan)
-            st.dataframe(plan, hide_index=True,
-                         column_config={c: st.column_config.NumberColumn(format="%.4g") for c in plan[0]
-                                        if c not in ("order",) and "(" not in c})
-        labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
-                  "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
-                  "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ ("
-                                           + {"z": "z", "p": "p-value", "g": "G-statistic"}.get(
-                                               res.params.get("scale"), "decision-scale") + " units)",
-                  "sieve_noise_scale": "sieve query noise scale 4Δₘ/ε′", "examine_noise_scale": "examine noise scale 2Δ/ε",
-                  "epsilon_floor": "CURATE's floor: smallest ε per test worth running"}
-        extra = {labels[k]: v for k, v in pv.items() if k in labels}
-        if extra:
-            st.caption("Mechanism parameters of this run")
-            st.dataframe({"parameter": list(extra), "value": [float(v) for v in extra.values()]}, hide_index=True,
-                         column_config={"parameter": st.column_config.TextColumn(width="large"),
-                                        "value": st.column_config.NumberColumn(format="%.4g")})
-        if algo in ("svt-pc", "priv-pc"):
-            st.caption("A sparse-vector instance is charged when it opens — at the first test after the previous "
-                       "hit — because every 'below' answer it gives is part of what it releases; the test that ends "
-                       "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
-        led = res.ledger
-        if led is not None:
-            st.download_button("Download every release (CSV)", when_clicked(ledger_csv, led), "ledger.csv", "text/csv",
-                               on_click="ignore", key="dl_ledger", icon=":material/download:")
+            st.caption("The plan, order by order: half of what the filter has left (all of it for the last order "
+                       "the degrees allow) for the order's upper bound on tests, evenly per test; what an order "
+                       "does not use carries forward. The line is the critical value the noisy |z| is compared "
+                       "with, calibrated to that order's noise.")
+        plan = vp.plan_rows(pv.gauss_plan)
+        st.dataframe(plan, hide_index=True,
+                     column_config={c: st.column_config.NumberColumn(format="%.4g") for c in plan[0]
+                                    if c not in ("order",) and "(" not in c})
+    labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
+              "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
+              "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ ("
+                                       + {"z": "z", "p": "p-value", "g": "G-statistic"}.get(
+                                           res.params.get("scale"), "decision-scale") + " units)",
+              "sieve_noise_scale": "sieve query noise scale 4Δₘ/ε′", "examine_noise_scale": "examine noise scale 2Δ/ε",
+              "epsilon_floor": "CURATE's floor: smallest ε per test worth running"}
+    extra = {labels[k]: v for k, v in pv.items() if k in labels}
+    if extra:
+        st.caption("Mechanism parameters of this run")
+        st.dataframe({"parameter": list(extra), "value": [float(v) for v in extra.values()]}, hide_index=True,
+                     column_config={"parameter": st.column_config.TextColumn(width="large"),
+                                    "value": st.column_config.NumberColumn(format="%.4g")})
+    if algo in ("svt-pc", "priv-pc"):
+        st.caption("A sparse-vector instance is charged when it opens — at the first test after the previous "
+                   "hit — because every 'below' answer it gives is part of what it releases; the test that ends "
+                   "it (the hit) costs nothing more (Priv-PC's examine, on the full data, costs its own ε/2).")
+    led = res.ledger
+    if led is not None:
+        st.download_button("Download every release (CSV)", when_clicked(ledger_csv, led), "ledger.csv", "text/csv",
+                           on_click="ignore", key="dl_ledger", icon=":material/download:")
 
-    with tab_noise:
-        nrows = vp.noise_rows(res.result.trace, float(alpha), names)
-        flipped = sum(r["flipped"] for r in nrows)
-        scale = res.params.get("scale") or "p"
-        if nrows:  # the captions, only above a chart
-            note = res.diagnostics()["note"] if res.diagnostics() else "computed from the exact data"
-            st.caption(f"Diagnostics — {note}: the true p-values below are not released by the run.")
-            st.caption(f"Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
-                       "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
-                       "threshold it was compared with (grey steps), on the run's decision scale ("
-                       + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and "
-                          "α is not its line") + "). Which side of the threshold means 'independent' depends on the "
-                       f"mechanism and its stage; the hover and the table give each test's decision. Ringed in "
-                       f"black: the {flipped:,} decisions out of {len(nrows):,} that differ from the non-private test "
-                       "p ≥ α.")
-            st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha), scale=scale), key="noise_fig",
-                            width="stretch")
-            only = st.toggle("Only flipped decisions", key="only_flipped")
-            view = [r for r in nrows if r["flipped"]] if only else nrows
-            st.dataframe(view, hide_index=True, width="stretch", height=300,
-                         column_config={c: st.column_config.NumberColumn(format="%.4g")
-                                        for c in ("true p", "noisy", "noise", "threshold", "ε")})
-        else:
-            st.info("EM-PC noises its choices, not the tests: it has no noisy test values to show."
-                    if algo == "em-pc" else "The run stopped before its first noisy test, so there is nothing to show.",
-                    icon=":material/info:")
 
-with tab_int:
+def _noise():
+    """Each noisy test against its threshold, with the true p-value for teaching."""
+    from cgdcore.viz import privacy as vp
+
+    nrows = vp.noise_rows(res.result.trace, float(alpha), names)
+    flipped = sum(r["flipped"] for r in nrows)
+    scale = res.params.get("scale") or "p"
+    if nrows:  # the captions, only above a chart
+        note = res.diagnostics()["note"] if res.diagnostics() else "computed from the exact data"
+        st.caption(f"Diagnostics — {note}: the true p-values below are not released by the run.")
+        st.caption("Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
+                   "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
+                   "threshold it was compared with (grey steps), on the run's decision scale ("
+                   + ("the p-value plus noise" if scale == "p" else "the statistic plus noise: not a p-value, and "
+                      "α is not its line") + "). Which side of the threshold means 'independent' depends on the "
+                   f"mechanism and its stage; the hover and the table give each test's decision. Ringed in "
+                   f"black: the {flipped:,} decisions out of {len(nrows):,} that differ from the non-private test "
+                   "p ≥ α.")
+        st.plotly_chart(vp.noise_threshold_figure(nrows, float(alpha), scale=scale), key="noise_fig",
+                        width="stretch")
+        only = st.toggle("Only flipped decisions", key="only_flipped")
+        view = [r for r in nrows if r["flipped"]] if only else nrows
+        st.dataframe(view, hide_index=True, width="stretch", height=300,
+                     column_config={c: st.column_config.NumberColumn(format="%.4g")
+                                    for c in ("true p", "noisy", "noise", "threshold", "ε")})
+    else:
+        st.info("EM-PC noises its choices, not the tests: it has no noisy test values to show."
+                if algo == "em-pc" else "The run stopped before its first noisy test, so there is nothing to show.",
+                icon=":material/info:")
+
+
+def _interactive():
+    """The learned graph as a draggable network."""
     st.caption("Drag nodes to rearrange; hover an edge for its category and details.")
     st.iframe(viz.pyvis_html(res.cpdag, truth, names, evidence=evidence), height=640, alt="Interactive learned graph")
 
-with tab_order:
+
+def _per_order():
+    """CI tests per conditioning-set size."""
     per = res.result.tests_per_order
     left, right = st.columns([2, 1])
     left.plotly_chart(viz.tests_per_order_figure(per), key="per_order", width="stretch")
@@ -493,7 +498,9 @@ with tab_order:
                           f"the run time above ({res.seconds:.2f} s) also counts loading the statistics and "
                           "orienting the edges")
 
-with tab_log:
+
+def _test_log():
+    """Every CI test in the order PC asked it, with its downloads."""
     import pandas as pd
 
     tr = res.result.trace
@@ -523,7 +530,9 @@ with tab_log:
     l2.download_button("CI-test trace (JSON)", when_clicked(json.dumps, records, indent=1), "ci_test_trace.json",
                        "application/json", on_click="ignore", key="dl_trace", icon=":material/download:")
 
-with tab_edges:
+
+def _edges():
+    """The learned edges against the truth, and the graph's downloads."""
     learned_rows = [r for r in rows if r.kind != "missing"]
     st.dataframe({"source": [names[r.source] for r in learned_rows],
                   "edge": ["→" if r.directed else "—" for r in learned_rows],
@@ -542,7 +551,9 @@ with tab_edges:
     d4.download_button("Graph figure (HTML)", when_clicked(figure_html, fig, f"{res.algorithm} on {res.dataset.name}"),
                        "graph.html", "text/html", on_click="ignore", key="dl_fig", icon=":material/download:")
 
-with tab_data:
+
+def _data():
+    """The first rows of the data the run used."""
     import numpy as np
 
     head = res.dataset.data[:20]
@@ -554,3 +565,13 @@ with tab_data:
         table[v] = [st_labels[int(c)] for c in col] if st_labels is not None else np.asarray(col, float)
     st.dataframe(table, hide_index=True)
     st.caption(f"Source: {res.dataset.source or 'uploaded by you'}. Licence: {res.dataset.licence or '—'}.")
+
+
+#: only the open tab is drawn (ui.widgets.lazy_tabs): the closed tabs' tables, charts and the interactive view's page
+#: cost nothing on the reruns where nobody looks at them
+DRAW_TAB = {"Privacy ledger": _ledger, "Noise vs threshold": _noise, "Interactive view": _interactive,
+            "CI tests per order": _per_order, "CI-test log": _test_log, "Edges & downloads": _edges, "Data": _data}
+for tab, name in zip(lazy_tabs(tab_names, key="discover_tab"), tab_names):
+    if tab.open:
+        with tab:
+            DRAW_TAB[name]()

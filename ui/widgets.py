@@ -1,4 +1,5 @@
-"""Widgets generated from the algorithm registry's declared options (cgdcore.algorithms.PARAMS).
+"""Widgets the pages share: inputs generated from the algorithm registry's declared options
+(cgdcore.algorithms.PARAMS), and tabs drawn only when open.
 
 The choices, default and allowed interval of an option come from its one declaration; a page gives only what is
 about presentation — the label, a longer teaching help text, a tighter range that suits a slider, the step.
@@ -33,3 +34,16 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                    step=int(step or 1), key=widget_key, help=text, **URL))
     return float(st.number_input(label, min_value=float(low), max_value=float(high), value=float(p.default),
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
+
+
+def lazy_tabs(names: list[str], key: str):
+    """Tabs of which only the open one is drawn (Streamlit's ``on_change="rerun"``): opening a tab reruns the page,
+    and each tab's content is built on the run that shows it, so the closed tabs' tables, charts and pages cost the
+    server and the browser nothing. Use each tab's ``.open`` to draw it.
+
+    While the page's script runs, these tabs take no clicks: the tabs of the previous result stay on screen while a
+    new result computes, and a click there would rerun the page and start that computation again from the beginning
+    (checked in the browser: tests/browser/test_leaving.py)."""
+    st.html(f"<style>[data-test-script-state='running'] .st-key-{key} [role='tab'] {{ pointer-events: none; }}"
+            "</style>")
+    return st.tabs(names, key=key, on_change="rerun")

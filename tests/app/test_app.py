@@ -109,7 +109,14 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     assert res.algorithm == algo and res.privacy is not None
     assert res.params["ci_test"] == (private_test or REGISTRY[algo].ci_tests[0])
     labels = {m.label: m.value for m in at.metric}
-    assert "Privacy ledger" in [t.label for t in at.tabs]
+    assert [t.label for t in at.tabs][:2] == ["Privacy ledger", "Noise vs threshold"]
+    # the ledger's tab is open first, and only the open tab is drawn: the noise tab's captions wait for it to open
+    assert any("Every release the run made is in the ledger" in c.value for c in at.caption)
+    assert not any("Each dot is one CI test" in c.value for c in at.caption)
+    assert not any("no noisy test values" in i.value for i in at.info)
+    at.session_state["discover_tab"] = "Noise vs threshold"  # the user opens the tab
+    at.run()
+    assert not any("Every release the run made is in the ledger" in c.value for c in at.caption)
     if algo == "em-pc":  # no proof for EM-PC's utility: the page says so instead of quoting an ε
         assert labels["Guaranteed ε"] == "none" and res.privacy["guarantee"] is False
         assert any("No privacy guarantee" in e.value for e in at.error)
@@ -693,7 +700,7 @@ def _downloads(at) -> dict:
 ])
 def test_every_result_page_offers_its_downloads(page, params, labels, monkeypatch):
     """... and writes none of them while it draws: each file is written when its button is clicked (the browser tests
-    click them and read the files)."""
+    click them and read the files). Discover's graph downloads are in its "Edges & downloads" tab, opened first."""
     import cgdcore.exports
     import cgdcore.viz
     import ui.downloads
@@ -714,6 +721,8 @@ def test_every_result_page_offers_its_downloads(page, params, labels, monkeypatc
     at = app(timeout=180)
     at.switch_page(page)
     at.query_params.update(params)
+    if page == "pages/discover.py":
+        at.session_state["discover_tab"] = "Edges & downloads"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert labels <= set(_downloads(at)), set(_downloads(at))

@@ -158,3 +158,38 @@ def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
             timings[how] = _seconds_to_idle(proc)
     print("seconds to an idle server:", ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
     assert all(v <= 5.0 for v in timings.values()), timings
+
+
+def test_the_previous_results_tabs_take_no_click_while_a_new_run_computes(server, browser):
+    """Discover draws only its open tab (ui.widgets.lazy_tabs), so opening a tab reruns the page. While a new run
+    computes, the previous result's tabs stay on screen; a click there would have restarted the run from the
+    beginning. It now does nothing, and the run ends once; afterwards the tabs open as before."""
+    from playwright.sync_api import expect
+
+    url, proc, _ = server
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1400})
+    page = ctx.new_page()
+    page.goto(url + "/?ds=win95pts&n=20000&algo=pc&seed=2", wait_until="domcontentloaded")
+    expect(page.get_by_text("Discovery complete").first).to_be_visible(timeout=120_000)
+    tab = page.get_by_role("tab", name="CI tests per order")
+    expect(tab).to_have_attribute("aria-selected", "false")
+    rows = page.get_by_label("Rows to sample (n)")
+    rows.fill("1000000")
+    rows.press("Enter")  # the same session asks for a run of well over 20 s of one core
+    page.get_by_text("Running pc…").first.wait_for(state="attached", timeout=120_000)
+    _wait_busy(proc)
+    app = page.locator("[data-testid='stApp']")
+    assert app.get_attribute("data-test-script-state") == "running"
+    assert tab.evaluate("el => getComputedStyle(el).pointerEvents") == "none"
+    tab.scroll_into_view_if_needed()
+    box = tab.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # what a user's click does
+    assert app.get_attribute("data-test-script-state") == "running", "the run ended before the click was checked"
+    expect(page.get_by_text("1,000,000 rows sampled").first).to_be_visible(timeout=120_000)
+    page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
+                                                                                        timeout=120_000)
+    expect(tab).to_have_attribute("aria-selected", "false")  # the click reached nothing: no rerun opened the tab
+    tab.click()
+    expect(page.get_by_text("Tests per second").first).to_be_visible(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    ctx.close()
