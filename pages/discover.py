@@ -382,7 +382,7 @@ with st.expander("Settings of this run and the command that reproduces it", icon
                    "settings with new noise; fix a noise seed in the sidebar for a run anyone can reproduce.")
 compare_panel(res, run_key, _draw)
 
-tab_names = ["Interactive view", "CI tests per order", "CI-test log", "Edges & downloads", "Data"]
+tab_names = ["CI tests per order", "Interactive view", "CI-test log", "Edges & downloads", "Data"]
 if pv:
     tab_names = ["Privacy ledger", "Noise vs threshold"] + tab_names
 

@@ -29,6 +29,12 @@ def test_discover_default_runs_on_asia_and_shows_metrics():
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     names = {t.get("name") for t in spec["data"] if t.get("name")}
     assert any(n.startswith("correct") for n in names)
+    # the tabs: the CI tests per order open first; only the open tab is drawn
+    assert [t.label for t in at.tabs][:2] == ["CI tests per order", "Interactive view"]
+    assert any(m.label == "Tests per second" for m in at.metric) and not at.get("iframe")
+    at.session_state["discover_tab"] = "Interactive view"
+    at.run()
+    assert not any(m.label == "Tests per second" for m in at.metric)
     frame = at.get("iframe")[0].proto
     html = frame.srcdoc
     assert "vis-network" in html or "vis.Network" in html

@@ -171,7 +171,7 @@ def test_the_previous_results_tabs_take_no_click_while_a_new_run_computes(server
     page = ctx.new_page()
     page.goto(url + "/?ds=win95pts&n=20000&algo=pc&seed=2", wait_until="domcontentloaded")
     expect(page.get_by_text("Discovery complete").first).to_be_visible(timeout=120_000)
-    tab = page.get_by_role("tab", name="CI tests per order")
+    tab = page.get_by_role("tab", name="Edges & downloads")
     expect(tab).to_have_attribute("aria-selected", "false")
     rows = page.get_by_label("Rows to sample (n)")
     rows.fill("1000000")
@@ -190,6 +190,6 @@ def test_the_previous_results_tabs_take_no_click_while_a_new_run_computes(server
                                                                                         timeout=120_000)
     expect(tab).to_have_attribute("aria-selected", "false")  # the click reached nothing: no rerun opened the tab
     tab.click()
-    expect(page.get_by_text("Tests per second").first).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Edge list (CSV)")).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     ctx.close()
