@@ -8,6 +8,7 @@ from cgdcore.privacy.ledger import readable
 from ui.privacy import accounting_table, paper_vs_guarantee, status_legend
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
+from ui.widgets import lazy_tabs
 
 route_through_app()
 
@@ -450,15 +451,30 @@ def which_statistic():
                "0–2). On Discover, choose the CI test of Gauss-PC to try either.")
 
 
-LESSONS = {"1 · PC step by step": pc_step_by_step, "2 · A CI test and its p-value": ci_test,
-           "3 · ε on one coin": epsilon_on_one_coin, "4 · Noise near the threshold": noise_near_threshold,
-           "5 · Budget per order": budget_per_order, "6 · Sieve and examine": sieve_and_examine,
-           "7 · Who sees what": who_sees_what, "8 · As in paper vs guaranteed": as_in_paper_vs_sound,
-           "9 · Noise in floating point": noise_in_floating_point,
-           "10 · Why the p-value wastes budget": why_the_p_value_wastes_budget,
-           "11 · Which statistic to noise": which_statistic}
+#: each lesson, and the settings a link can give its examples (the keys of its widgets that are bound to the address)
+LESSONS = {"1 · PC step by step": (pc_step_by_step, ("lnet", "ln")),
+           "2 · A CI test and its p-value": (ci_test, ("lx", "ly", "lS")),
+           "3 · ε on one coin": (epsilon_on_one_coin, ("leps", "lrate", "lppl")),
+           "4 · Noise near the threshold": (noise_near_threshold, ("lfe", "lfn")),
+           "5 · Budget per order": (budget_per_order, ("lan", "lat")),
+           "6 · Sieve and examine": (sieve_and_examine, ("lse",)),
+           "7 · Who sees what": (who_sees_what, ()),
+           "8 · As in paper vs guaranteed": (as_in_paper_vs_sound, ("lae",)),
+           "9 · Noise in floating point": (noise_in_floating_point, ("lfpl",)),
+           "10 · Why the p-value wastes budget": (why_the_p_value_wastes_budget, ()),
+           "11 · Which statistic to noise": (which_statistic, ())}
+
+
+def lesson_for_link(keys) -> str:
+    """The lesson a link opens when it names none (``?lesson=``): the first whose examples it sets, else the first."""
+    keys = set(keys)
+    return next((name for name, (_, own) in LESSONS.items() if keys & set(own)), next(iter(LESSONS)))
+
 
 with checked_url_settings():  # settings in a shared link that the widgets refuse are named, not dropped silently
-    for tab, lesson in zip(st.tabs(list(LESSONS)), LESSONS.values()):
-        with tab:
-            lesson()
+    # only the open lesson runs its example (ui.widgets.lazy_tabs); the open lesson is in the address
+    tabs = lazy_tabs(list(LESSONS), key="lesson", default=lesson_for_link(st.query_params), bind="query-params")
+    for tab, (lesson, _) in zip(tabs, LESSONS.values()):
+        if tab.open:
+            with tab:
+                lesson()

@@ -36,14 +36,15 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
 
 
-def lazy_tabs(names: list[str], key: str):
+def lazy_tabs(names: list[str], key: str, **tabs_kwargs):
     """Tabs of which only the open one is drawn (Streamlit's ``on_change="rerun"``): opening a tab reruns the page,
     and each tab's content is built on the run that shows it, so the closed tabs' tables, charts and pages cost the
-    server and the browser nothing. Use each tab's ``.open`` to draw it.
+    server and the browser nothing. Use each tab's ``.open`` to draw it. ``tabs_kwargs`` go to ``st.tabs``
+    (``default``, ``bind``).
 
     While the page's script runs, these tabs take no clicks: the tabs of the previous result stay on screen while a
     new result computes, and a click there would rerun the page and start that computation again from the beginning
     (checked in the browser: tests/browser/test_leaving.py)."""
     st.html(f"<style>[data-test-script-state='running'] .st-key-{key} [role='tab'] {{ pointer-events: none; }}"
             "</style>")
-    return st.tabs(names, key=key, on_change="rerun")
+    return st.tabs(names, key=key, on_change="rerun", **tabs_kwargs)

@@ -288,6 +288,7 @@ def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
 
 def test_learn_lesson_8_one_vocabulary_and_the_comparison_from_the_numbers():
     at = app(timeout=300)
+    at.query_params["lesson"] = "8 · As in paper vs guaranteed"  # a link to the lesson opens it
     at.switch_page("pages/learn.py").run()
     assert not at.exception, [e.message for e in at.exception]
     assert "8 · As in paper vs guaranteed" in [t.label for t in at.tabs]
@@ -575,26 +576,29 @@ def test_learn_page_examples_run_and_respond():
     assert not at.exception, [e.message for e in at.exception]
     tabs = [t.label for t in at.tabs]
     assert tabs[0] == "1 · PC step by step" and len(tabs) == 11
+    # only the open lesson runs its example: lesson 1 at first
+    assert at.get("select_slider") and not at.get("slider") and not at.get("multiselect")
+
+    def open_lesson(number):
+        at.session_state["lesson"] = tabs[number - 1]
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+
     # lesson 1's default recovers the truth and says so; its second example explains the edge PC missed
     assert any("recovered the true graph exactly" in m.value for m in at.success)
     assert any("missed Pollution – Cancer" in w.value and "≥ α" in w.value for w in at.warning)
     # … and counts the arrows the missing edge turned (Cancer at 5,000 rows: two point into Cancer the wrong way)
     assert any("here 2 edges PC kept are oriented otherwise than in the true CPDAG" in w.value for w in at.warning)
-    # lesson 5 says what CURATE did with order 0 against Laplace-PC, whichever way it went, and why Σ ε per test
-    # can pass the total
-    assert any("Here CURATE gave each order-0 test" in m.value for m in at.markdown)
-    assert any("advanced composition" in m.value for m in at.markdown)
-    # lesson 6 says the z-scale run sieves on every row (n/m = 1), as its metric shows
-    assert {m.label: m.value for m in at.metric}["sieve sub-sample (of 100,000 rows)"] == "100,000 rows"
-    assert any("n/m = 1, so ε' = ε/2 = 0.5" in c.value for c in at.caption)
     at.select_slider(key="lstage").set_value(1).run()     # after order 0
     assert not at.exception, [e.message for e in at.exception]
     assert any("Order 0" in m.value for m in at.markdown)
     at.selectbox(key="lnet").set_value("asia").run()
+    open_lesson(2)  # the CI test on lesson 1's network
     at.multiselect(key="lS").set_value(["lung"]).run()
     assert not at.exception, [e.message for e in at.exception]
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["p-value"]) >= 0 and metrics["decision at α = 0.05"] in ("independent", "dependent")
+    open_lesson(3)
     before = {m.label: m.value for m in at.metric}["de-biased estimate"]
     at.slider(key="leps").set_value(0.2).run()
     assert {m.label: m.value for m in at.metric}["de-biased estimate"] != before
@@ -602,8 +606,20 @@ def test_learn_page_examples_run_and_respond():
     at.select_slider(key="lppl").set_value(100).run()
     estimate = float({m.label: m.value for m in at.metric}["de-biased estimate"].split(" ± ")[0])
     assert not 0 <= estimate <= 1 and any("is outside [0, 1]" in i.value for i in at.info)
+    open_lesson(8)
     assert any(str(m.label) == "the run can promise" for m in at.metric)
-    # budget per order: CURATE and Laplace-PC at the same total ε, per-order table
+    open_lesson(6)
+    # lesson 6 says the z-scale run sieves on every row (n/m = 1), as its metric shows
+    assert {m.label: m.value for m in at.metric}["sieve sub-sample (of 100,000 rows)"] == "100,000 rows"
+    assert any("n/m = 1, so ε' = ε/2 = 0.5" in c.value for c in at.caption)
+    # sieve and examine: the flow counts add up (asked = sieve kept + examined + not asked)
+    rounds = {m.label: m.value for m in at.metric}["rounds (examined tests), ε each"]
+    assert rounds.endswith("× 1")
+    # budget per order: CURATE and Laplace-PC at the same total ε, per-order table; lesson 5 says what CURATE did
+    # with order 0 against Laplace-PC, whichever way it went, and why Σ ε per test can pass the total
+    open_lesson(5)
+    assert any("Here CURATE gave each order-0 test" in m.value for m in at.markdown)
+    assert any("advanced composition" in m.value for m in at.markdown)
     metrics = {m.label: m.value for m in at.metric}
     assert {"PC", "CURATE", "Laplace-PC"} <= set(metrics)
     at.select_slider(key="lat").set_value(1.0).run()
@@ -612,9 +628,7 @@ def test_learn_page_examples_run_and_respond():
     at.select_slider(key="lat").set_value(0.5).run()
     told = next(m.value for m in at.markdown if "Here CURATE gave each order-0 test" in m.value)
     assert "**CURATE** stopped:" in told and "**Laplace-PC** stopped:" in told
-    # sieve and examine: the flow counts add up (asked = sieve kept + examined + not asked)
-    rounds = {m.label: m.value for m in at.metric}["rounds (examined tests), ε each"]
-    assert rounds.endswith("× 1")
+    open_lesson(9)
     # the floating-point lesson: plain outputs of f = 1 all sit on the 2^-53 grid, f = 0's almost never
     grid_table = next(df.value for df in at.dataframe if "f = 1: outputs on the 2⁻⁵³ grid" in df.value.columns)
     assert grid_table.iloc[0]["f = 1: outputs on the 2⁻⁵³ grid"] == "100.0%"
@@ -622,8 +636,36 @@ def test_learn_page_examples_run_and_respond():
     snapping = next(df.value for df in at.dataframe if "|ln ratio|" in df.value.columns)
     assert list(snapping["output"]) == [-2.0, -1.0, 0.0, 1.0, 2.0]
     # which statistic: the text's numbers are the run's (Kendall ahead at small ε, G past Kendall's ceiling)
+    open_lesson(11)
     said = next(m.value for m in at.markdown if m.value.startswith("So the better statistic depends on the budget"))
     assert "at ε = 0.3 Kendall scores 0.8" in said and "G is ahead, and it passes Kendall's ceiling" in said
+
+
+def test_a_link_that_sets_a_lessons_example_opens_that_lesson():
+    """Learn runs only the open lesson, so a link that sets a lesson's example (a widget bound to the address) must
+    open that lesson, or the setting would reach no control. Each lesson is opened in turn to see which bound
+    widgets it draws, then a link that sets one of them (to a value the widget refuses, which the page says) must
+    open the same lesson."""
+    at = app(timeout=180)
+    at.switch_page("pages/learn.py").run()
+    lessons = [t.label for t in at.tabs]
+    owner = {}
+    for lesson in lessons:
+        at.session_state["lesson"] = lesson
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        for kind in ("selectbox", "select_slider", "slider", "number_input", "multiselect"):
+            for w in at.get(kind):
+                if w.proto.query_param_key:
+                    assert owner.setdefault(w.proto.query_param_key, lesson) == lesson
+    assert {"lnet", "leps", "lse", "lae", "lfpl"} <= set(owner), owner
+    for key, lesson in owner.items():
+        link = app(timeout=180)
+        link.query_params[key] = "no-such-value"
+        link.switch_page("pages/learn.py").run()
+        assert not link.exception, [e.message for e in link.exception]
+        assert link.session_state["lesson"] == lesson, (key, lesson)
+        assert any(f"`{key}=no-such-value`" in w.value for w in link.warning), key
 
 
 def test_learn_page_names_a_refused_link_setting():
