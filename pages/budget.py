@@ -4,7 +4,7 @@ import streamlit as st
 from cgdcore.central.build import KENDALL_PUBLIC_C, min_rows
 from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
-from ui.widgets import option_input
+from ui.widgets import lazy_tabs, option_input
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.privacy import (accounting_table, filter_state, guarantee_metrics, noise_seed_input, paper_vs_guarantee,
                         status_legend)
@@ -86,11 +86,15 @@ with user_errors():
 
 from cgdcore.viz import privacy as vp  # noqa: E402
 
-tab_cur, tab_gauss, tab_bounds, tab_priv, tab_acc = st.tabs(
-    ["CURATE: planned vs used", "Gauss-PC: ρ per order", "Lemma 1 and objective (2)",
-     "Priv-PC: sub-sampling and noise", "As in paper vs guaranteed"])
+plans = cur.privacy.curate_plans
+used = {}
+for r in cur.ledger.releases:
+    used.setdefault(r.order, r.epsilon)
+plan_fig = vp.curate_plan_figure(plans, used)
 
-with tab_gauss:
+
+def _gauss():
+    """The same total ε spent by Gauss-PC in zCDP: its plan per order."""
     gp = gauss.privacy
     st.markdown(f"The same total **ε = {total:g}** spent by Gauss-PC, which composes its releases in zero-concentrated "
                 f"DP (Bun & Steinke 2016): k releases of ρ each cost kρ, and ρ converts to (ε, δ = {gp.delta:g}) "
@@ -108,12 +112,9 @@ with tab_gauss:
                "plus discrete Gaussian noise — and, for an edge it removes, an exponential-mechanism choice of the "
                "separating set at half a release's ρ. What an order does not use carries forward.")
 
-with tab_cur:
-    plans = cur.privacy.curate_plans
-    used = {}
-    for r in cur.ledger.releases:
-        used.setdefault(r.order, r.epsilon)
-    plan_fig = vp.curate_plan_figure(plans, used)
+
+def _curate():
+    """CURATE's plan, re-solved before each order, against the ε its tests used."""
     st.plotly_chart(plan_fig, key="plan", width="stretch")
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
@@ -145,7 +146,9 @@ with tab_cur:
     if not cur.privacy.guarantee:
         st.error(f"Not a privacy guarantee: {cur.privacy.guarantee_note}.", icon=":material/gpp_bad:")
 
-with tab_bounds:
+
+def _bounds():
+    """Lemma 1's error bounds and objective (2) at this page's β and sensitivity."""
     sens_val = cur.params["sensitivity"]
     st.plotly_chart(vp.lemma1_figure(0.05, beta, beta, sens_val), key="lemma1", width="stretch")
     st.caption(f"T = 0.05, β₁ = β₂ = {beta:g}, Δ = {sens_val:.4g}, c₁ = c₂ = 1 (the reference code's choice). "
@@ -160,7 +163,9 @@ with tab_bounds:
                "'order 0 only' never falls below 1.5, while equal ε approaches 1. The objective therefore never "
                "rewards starving an order that will run.")
 
-with tab_priv:
+
+def _privpc():
+    """Priv-PC's sub-sampling rate and noise scales, and this page's run."""
     st.plotly_chart(vp.privpc_scales_figure(n), key="scales", width="stretch")
     pv = priv.privacy
     c1, c2, c3, c4 = st.columns(4)
@@ -177,7 +182,9 @@ with tab_priv:
                    "√(m/n), more than amplification gives back; the curves are for the p-value scale of the paper."
                    if priv.params.get("scale") == "z" else ""))
 
-with tab_acc:
+
+def _accounting():
+    """What each run can promise against the papers' formulas."""
     st.markdown(
         "**What each run can promise.** CURATE's run has a budget: the filter refused every release past it, so "
         f"its guarantee is ε = {total:g}, whatever the data did. Priv-PC at ε = {round_eps:g} per round has no "
@@ -197,6 +204,14 @@ with tab_acc:
                "Dwork & Roth's advanced composition needs the number of releases fixed in advance; the ledger's "
                "filter (Whitehouse et al. 2023) holds when the releases are chosen adaptively, as PC's are, and is "
                "tighter still. Both beat basic composition only when ε₀ is small and the releases are many.")
+
+#: only the open view is drawn (ui.widgets.lazy_tabs)
+VIEWS = {"CURATE: planned vs used": _curate, "Gauss-PC: ρ per order": _gauss, "Lemma 1 and objective (2)": _bounds,
+         "Priv-PC: sub-sampling and noise": _privpc, "As in paper vs guaranteed": _accounting}
+for tab, draw in zip(lazy_tabs(list(VIEWS), key="budget_view"), VIEWS.values()):
+    if tab.open:
+        with tab:
+            draw()
 
 st.subheader("Downloads and the commands that reproduce these runs")
 import pandas as pd  # noqa: E402
