@@ -10,7 +10,7 @@ from cgdcore.metrics import CONVENTIONS
 from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, url_accepts_names, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.downloads import download_row, ledger_table
-from ui.widgets import option_input
+from ui.widgets import lazy_tabs, option_input
 
 route_through_app()
 
@@ -163,15 +163,21 @@ for note in res.notes:
 gfig = viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{algo_label(algo)}: thresholded W")
 st.plotly_chart(gfig, key="sgraph", width="stretch")
 
-tab_names = ["Weights", "Convergence", "Schedules"] + (["Privacy ledger"] if pv else [])
-tabs = st.tabs(tab_names)
-with tabs[0]:
+
+def _weights():
+    """The learned weight matrix, and the threshold that makes it a graph."""
     st.plotly_chart(viz_score.weights_figure(res.score.W, res.dataset.truth, names, w_thr), key="sweights",
                     width="stretch")
     st.caption(f"Red: positive weights, blue: negative. Entries with |w| ≥ {w_thr:g} are kept as edges i → j.")
-with tabs[1]:
+
+
+def _convergence():
+    """The optimiser's trace."""
     st.plotly_chart(viz_score.convergence_figure(res.score.trace, pv is not None), key="sconv", width="stretch")
-with tabs[2]:
+
+
+def _schedules():
+    """The per-iteration ε schedules fitted to this run's total (CURATE's Lemma 2)."""
     e_total = params.get("epsilon", 1.0)
     e0 = options.get("eps0") or (res.privacy.eps0 if res.privacy else None) or 0.01
     left, right = st.columns(2)
@@ -180,16 +186,26 @@ with tabs[2]:
     st.caption("Each schedule is fitted to the total: I from Lemma 2, floored, then reduced until Σε_k ≤ ε_total. "
                "With ε0 < 1 the paper's multiplicative 'increment' ε0^(1+k/I) shrinks towards ε0², which is why it "
                "affords the most iterations; the geometric schedule ε0·1.05^k really gives later iterations more.")
-if pv:
-    from cgdcore.viz import privacy as vp
 
-    with tabs[3]:
-        guarantee_message(pv, res.dataset.n)
-        filter_state(pv)
-        accounting_table(pv.accounting, "sledger")
-        st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, "
-                   "so the budget filter composes them exactly in zCDP (ρ adds up); basic composition of each "
-                   "release's (ε_k, δ_k) is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
+
+def _ledger():
+    """Every release and what the run can promise."""
+    guarantee_message(pv, res.dataset.n)
+    filter_state(pv)
+    accounting_table(pv.accounting, "sledger")
+    st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, "
+               "so the budget filter composes them exactly in zCDP (ρ adds up); basic composition of each "
+               "release's (ε_k, δ_k) is what CURATE's Lemma 2 plans with, shown for comparison. " + status_legend())
+
+
+#: only the open tab is drawn (ui.widgets.lazy_tabs)
+TABS = {"Weights": _weights, "Convergence": _convergence, "Schedules": _schedules}
+if pv:
+    TABS["Privacy ledger"] = _ledger
+for tab, draw in zip(lazy_tabs(list(TABS), key="score_tab"), TABS.values()):
+    if tab.open:
+        with tab:
+            draw()
 
 st.subheader("Downloads and the command that reproduces this run")
 import pandas as pd  # noqa: E402

@@ -343,7 +343,17 @@ def test_score_page_runs_every_algorithm(algo, extra):
     assert (res.privacy is None) == (algo == "notears")
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
-    assert len(at.get("plotly_chart")) >= 5
+    # the graph and the open tab's weights; each other tab is drawn when opened
+    tabs = [t.label for t in at.tabs]
+    assert tabs == ["Weights", "Convergence", "Schedules"] + (["Privacy ledger"] if res.privacy else [])
+    charts = len(at.get("plotly_chart"))
+    assert charts == 2
+    for tab in tabs[1:]:
+        at.session_state["score_tab"] = tab
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        charts += len(at.get("plotly_chart")) - 1
+    assert charts >= 5
 
 
 def test_score_page_calls_noleaks_dp_notears_and_old_links_still_work():
