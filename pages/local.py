@@ -5,6 +5,7 @@ import streamlit as st
 from cgdcore.local.privatize import MECHANISMS
 from cgdcore.metrics import CONVENTIONS
 from ui.downloads import download_row
+from ui.widgets import lazy_tabs
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
 
@@ -117,14 +118,18 @@ c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", he
 for note in rel.notes:
     st.caption(f":material/info: {note}")
 
-tabs = st.tabs(["Channel", "Rows", "Marginals", "Discovery", "Privacy–utility curve", "Frequency oracles"])
-with tabs[0]:
+
+def _channel():
+    """One column's channel: the probability of each report given each true value."""
     j = st.selectbox("Column", list(clean.variables), key="lcol")
     jj = list(clean.variables).index(j)
     C, caption = column_channel(rel, jj)
     st.plotly_chart(viz_local.channel_figure(C, clean.states[jj], f"Channel of {j}"), key="lchan", width="stretch")
     st.caption(caption)
-with tabs[1]:
+
+
+def _rows():
+    """The first records before and after privatisation, and the privatised records' download."""
     import pandas as pd
 
     k = 10
@@ -140,14 +145,19 @@ with tabs[1]:
     st.caption(f"{same:.1%} of all cells kept their true value; "
                f"{float(np.mean(np.all(np.asarray(clean.data) == np.asarray(priv.data), axis=1))):.1%} of records "
                "arrived entirely unchanged.")
-with tabs[2]:
+
+
+def _marginals():
+    """How far each column's reported distribution is from the truth, naive and inverted."""
     rows = marginal_distortion(clean, priv, rel)
     st.plotly_chart(viz_local.distortion_figure(rows), key="ldist", width="stretch")
     st.caption("Total variation distance between each column's true distribution and the reports' (vermilion bars), "
                "and the channel-inverted estimate's (blue hatched bars). Inversion removes the bias; what remains is "
                "sampling noise.")
 
-with tabs[3]:
+
+def _discovery():
+    """PC on the clean bins, on the reports naively, and with the de-biased G-test."""
     if not rel.debias_supported():
         st.info("Geo Comb at a fixed P has an ε_x that depends on the whole record, so no per-column channel exists "
                 "to invert: only the naive pipeline runs. Choose ε instead of P, or Geo C-wise.",
@@ -215,7 +225,9 @@ with tabs[3]:
                 st.caption(label)
                 st.code(command_line(spec, rows, call, data_seed=0) or "(no command-line form)", language="bash")
 
-with tabs[4]:
+
+def _curve():
+    """Every mechanism at the paper's privacy levels over several seeds (on request)."""
     st.markdown("SHD and skeleton F1 of PC against the truth for **every mechanism** at the paper's privacy levels, "
                 "over several privatisation seeds: the paper's comparison (naive, solid) and ours (de-biased, dashed).")
     cc = st.columns(3)
@@ -251,7 +263,9 @@ with tabs[4]:
     else:
         st.caption("Press the button: each mechanism × level × seed is one privatisation and one or two PC runs.")
 
-with tabs[5]:
+
+def _oracles():
+    """Frequency oracles against k-RR at estimating one column's distribution."""
     st.markdown("Frequency oracles estimate a column's distribution from reports; OUE and OLH (Wang et al., 2017) "
                 "send bit vectors or hashes instead of a value, so they are not used for record-level discovery — "
                 "but they beat k-RR (GRR) at estimating frequencies when the domain is large.")
@@ -266,3 +280,12 @@ with tabs[5]:
     st.plotly_chart(viz_local.frequency_figure(frows), key="lfreq", width="stretch")
     st.caption("Points: mean squared error of the unbiased estimate over 10 seeds; dashed: the predicted variance "
                "q(1−q)/(n(p−q)²) + f(1−p−q)/(n(p−q)) averaged over the values.")
+
+
+#: only the open tab is drawn (ui.widgets.lazy_tabs): PC's three runs wait for the Discovery tab
+TABS = {"Channel": _channel, "Rows": _rows, "Marginals": _marginals, "Discovery": _discovery,
+        "Privacy–utility curve": _curve, "Frequency oracles": _oracles}
+for tab, draw in zip(lazy_tabs(list(TABS), key="local_tab"), TABS.values()):
+    if tab.open:
+        with tab:
+            draw()

@@ -384,27 +384,39 @@ def test_local_page_naive_vs_debiased():
     assert not at.exception, [e.message for e in at.exception]
     labels = {m.label for m in at.metric}
     assert {"Chance of guessing a record", "True ε-LDP per record"} <= labels
+    # only the open tab is drawn: the channel; PC's three runs wait for the Discovery tab
+    assert [t.label for t in at.tabs][:4] == ["Channel", "Rows", "Marginals", "Discovery"]
+    assert len(at.get("plotly_chart")) == 1 and not any("pipeline" in df.value.columns for df in at.dataframe)
+    charts = 1
+    for tab in ("Marginals", "Frequency oracles", "Discovery"):
+        at.session_state["local_tab"] = tab
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        charts += len(at.get("plotly_chart"))
+        if tab == "Marginals":
+            # the marginals caption names the bars' colours as drawn (it said "red" for vermilion bars)
+            from cgdcore.viz.palette import BLUE, VERMILION
+
+            dist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "privatised reports" in c.proto.spec)
+            assert [t["marker"]["color"] for t in dist["data"]] == [VERMILION, BLUE]
+            assert any("(vermilion bars)" in c.value and "(blue hatched bars)" in c.value for c in at.caption)
     table = at.dataframe[-1].value
     f1 = dict(zip(table["pipeline"], table["skeleton F1"]))
     assert f1["de-biased (g2)"] > f1["naive (fisherz)"] + 0.1  # noise on S keeps spurious edges in naive PC
-    assert len(at.get("plotly_chart")) >= 4  # channel, marginals, graphs, frequency oracles
+    assert charts >= 4  # channel, marginals, frequency oracles, graphs
+    assert any("python -m cgdcore discover" in c.value for c in at.code)  # the commands of the runs in the tab
     # "edges" counts each adjacency once (an undirected edge is two entries of the CPDAG): with Sachs's 17 true
     # edges, skeleton F1 = 2·correct / (edges + 17) needs a whole number of correct edges, at most the edges shown
     for _, row in table.iterrows():
         correct = row["skeleton F1"] * (row["edges"] + 17) / 2
         assert abs(correct - round(correct)) < 1e-6 and round(correct) <= row["edges"], row.to_dict()
-    # the marginals caption names the bars' colours as drawn (it said "red" for vermilion bars)
-    from cgdcore.viz.palette import BLUE, VERMILION
-
-    dist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "privatised reports" in c.proto.spec)
-    assert [t["marker"]["color"] for t in dist["data"]] == [VERMILION, BLUE]
-    assert any("(vermilion bars)" in c.value and "(blue hatched bars)" in c.value for c in at.caption)
 
 
 def test_local_page_geo_comb_pmax_explains_no_debiasing():
     at = app(timeout=180)
     at.switch_page("pages/local.py")
     at.query_params.update({"lmech": "geo-comb", "lpmax": "0.05"})
+    at.session_state["local_tab"] = "Discovery"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("cannot" in i.value or "no per-column channel" in i.value for i in at.info)
@@ -770,7 +782,8 @@ def _downloads(at) -> dict:
 ])
 def test_every_result_page_offers_its_downloads(page, params, labels, monkeypatch):
     """... and writes none of them while it draws: each file is written when its button is clicked (the browser tests
-    click them and read the files). Discover's graph downloads are in its "Edges & downloads" tab, opened first."""
+    click them and read the files). Discover's graph downloads are in its "Edges & downloads" tab and Local's records in
+    its "Rows" tab, opened first."""
     import cgdcore.exports
     import cgdcore.viz
     import ui.downloads
@@ -793,11 +806,13 @@ def test_every_result_page_offers_its_downloads(page, params, labels, monkeypatc
     at.query_params.update(params)
     if page == "pages/discover.py":
         at.session_state["discover_tab"] = "Edges & downloads"
+    if page == "pages/local.py":
+        at.session_state["local_tab"] = "Rows"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert labels <= set(_downloads(at)), set(_downloads(at))
     assert not written, f"files written while the page drew: {written}"
-    if page in ("pages/score.py", "pages/discover.py", "pages/local.py", "pages/budget.py"):
+    if page in ("pages/score.py", "pages/discover.py", "pages/budget.py"):  # Local's: in its Discovery tab
         assert any("python -m cgdcore discover" in c.value for c in at.code)
 
 

@@ -373,6 +373,9 @@ URL_CASES = [
 
 
 def _local_done(at):
+    at.session_state["local_tab"] = "Discovery"  # PC's runs are drawn in their tab, when it is open
+    at.run()
+    no_exception(at)
     table = at.dataframe[-1].value
     assert set(table["pipeline"]) >= {"naive (fisherz)", "de-biased (g2)"}
 
@@ -571,6 +574,7 @@ def test_app_max_order_larger_than_d_is_said_on_discover_local_and_encrypted():
     at.switch_page("pages/local.py")
     at.query_params.update({"lscen": "Asia network (8 binary variables)", "ln": "2000", "lcal": "neff",
                             "lmaxo": "9"})
+    at.session_state["local_tab"] = "Discovery"
     at.run()
     no_exception(at)
     assert any("maximum order 9 is more than 8 variables allow" in c.value for c in at.caption)
