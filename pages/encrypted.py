@@ -4,10 +4,10 @@ import threading
 import streamlit as st
 
 from cgdcore.cancel import checkpoint
-from cgdcore.fhe.protocol import MODES
 from cgdcore.fhe.run import comparison, same_decisions_note
 from ui.privacy import accounting_table, guarantee_message, status_legend
 from ui.downloads import download_row, ledger_table
+from ui.widgets import lazy_tabs
 from ui.common import check_work, checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
 
 route_through_app()
@@ -127,8 +127,8 @@ options = {"owners": owners, "split": split, "mode": mode, "nr_iterations": iter
 key = ("fhe", net, n, seed, stat, alpha, max_order, eps, tuple(sorted(options.items())))
 heavy = dp == "none" and mode in ("warm", "paper")
 if heavy:
-    st.info(f"An encrypted-statistic run takes from ~15 s (warm, Asia) to minutes (paper mode, larger networks) and "
-            f"several GB of memory; one runs at a time on this server.", icon=":material/timer:")
+    st.info("An encrypted-statistic run takes from ~15 s (warm, Asia) to minutes (paper mode, larger networks) and "
+            "several GB of memory; one runs at a time on this server.", icon=":material/timer:")
     go = st.button("Run encrypted PC", type="primary", key="fgo")
     if go:
         st.session_state["fhe_go"] = key
@@ -222,10 +222,11 @@ with cols[2].container(border=True):
     if f["ckks"]:
         st.caption(f"decrypted {mb(b['results'])} of results")
 
-tabs = st.tabs(["Graphs", "Agreement per level", "Time and size", "Paper vs this run"] +
-               (["Privacy"] if res.privacy and res.privacy.epsilon is not None else []))
 names = list(res.variables)
-with tabs[0]:
+
+
+def _graphs():
+    """The encrypted run's graph and the plaintext federated run's, against the truth."""
     gt = st.tabs([f"{mode} run vs truth"] + (["plaintext federated PC vs truth"] if "plaintext_cpdag" in rep else []))
     with gt[0]:
         st.plotly_chart(viz.graph_figure(res.cpdag, res.dataset.truth, names, title_learned=f"{mode} run"),
@@ -236,13 +237,19 @@ with tabs[0]:
                                              title_learned="Plaintext federated PC"), key="fg_plain", width="stretch")
     st.caption("Both runs keep, for each removed edge, the separating set with the largest p-value among the "
                "level's batched tests, as the paper does; edge colours compare a graph with the CPDAG of the true DAG (its equivalence class).")
-with tabs[1]:
+
+
+def _agreement():
+    """Agreement with plaintext federated PC, level by level (Table III)."""
     prow = paper_row(net, stat) if n >= 1000 else None
     st.plotly_chart(viz_fhe.agreement_figure(cmp["levels"], prow), key="fagree", width="stretch")
     st.dataframe(pd.DataFrame(f["levels"]), hide_index=True)
     st.caption("Agreement counts every test of a level (both sides of every edge), as the paper's Table III does. "
                "max_r0x is a simulation diagnostic (no party can see it): Newton–Raphson diverges where r0·x ≥ 2.")
-with tabs[2]:
+
+
+def _cost():
+    """Time per phase, the CKKS parameters and what travelled."""
     st.plotly_chart(viz_fhe.time_figure(f["seconds"]), key="ftime", width="stretch")
     if f["ckks"]:
         st.markdown(f"**CKKS parameters** (valid at 128-bit security — SEAL checks): {f['ckks']}")
@@ -252,7 +259,10 @@ with tabs[2]:
                                    {"what": "ciphertexts sent", "size": str(f["ciphertexts"])}]), hide_index=True)
     else:
         st.caption("Nothing was encrypted in this mode.")
-with tabs[3]:
+
+
+def _paper():
+    """The paper's numbers for this network beside this run's."""
     prow = paper_row(net, stat)
     if prow is None:
         st.info(f"The paper reports {', '.join(['child', 'insurance', 'water', 'alarm', 'hepar2', 'win95pts'])} "
@@ -267,13 +277,25 @@ with tabs[3]:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
         st.caption("The paper's times are for χ²; its consistency is per level of its own run. Table III's "
                    "'average' is not the mean of its two rows (presumably weighted by tests per level).")
-if len(tabs) > 4:
-    with tabs[4]:
-        pv = res.privacy
-        guarantee_message(pv, res.dataset.n)
-        accounting_table(pv.accounting, "facc", with_figure=False)
-        st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
-                   + status_legend())
+
+
+def _privacy():
+    """What the DP variant's releases promise."""
+    pv = res.privacy
+    guarantee_message(pv, res.dataset.n)
+    accounting_table(pv.accounting, "facc", with_figure=False)
+    st.caption("Releases on different owners' rows compose in parallel: each person is in one owner's data. "
+               + status_legend())
+
+
+#: only the open tab is drawn (ui.widgets.lazy_tabs)
+TABS = {"Graphs": _graphs, "Agreement per level": _agreement, "Time and size": _cost, "Paper vs this run": _paper}
+if res.privacy and res.privacy.epsilon is not None:
+    TABS["Privacy"] = _privacy
+for tab, draw in zip(lazy_tabs(list(TABS), key="encrypted_tab"), TABS.values()):
+    if tab.open:
+        with tab:
+            draw()
 
 st.subheader("Downloads and the command that reproduces this run")
 items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),

@@ -10,6 +10,7 @@ from cgdcore.exports import csv_text, figure_html, markdown_literal
 from ui.common import (checked_url_settings, explain, memory, refuse_work, route_through_app, url_accepts_names,
                        user_errors)
 from ui.downloads import parquet_bytes, when_clicked
+from ui.widgets import lazy_tabs
 from ui.priority import not_drawing
 
 route_through_app()
@@ -258,41 +259,54 @@ if x_axis == "epsilon_total" and no_guarantee:
 if x_axis == "eps_paper" and summary["x"].isna().all():
     st.caption("None of these algorithms has a paper formula of its own; choose another rule.")
 
-tab_u, tab_t, tab_s, tab_tab = st.tabs(["Utility vs ε", "CI tests", "Run time", "Table and downloads"])
-figs = {}
-with tab_u:
+
+
+def _utility_figure():
+    """The chosen utility metric against the chosen ε (bars when the sweep has one ε)."""
     if single_eps:
-        figs["utility"] = vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}")
-    else:
-        figs["utility"] = vs.curves_figure(summary, metric, x_label, **curve_axes)
-    st.plotly_chart(figs["utility"], width="stretch", key="tofig_u")
+        return vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}")
+    return vs.curves_figure(summary, metric, x_label, **curve_axes)
+
+
+def _utility():
+    """Utility against ε, each algorithm a line (the dotted ones non-private)."""
+    st.plotly_chart(_utility_figure(), width="stretch", key="tofig_u")
     refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
     st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
                + ("Hover a point for its requested ε, "
                   + ("" if x_axis == "epsilon" else f"its {X_AXIS_NAMES[x_axis]}, ")
                   + "its mean ± sd and its number of runs." if not single_eps else
                   "Bars: mean over repetitions, whiskers ± one standard deviation."))
-with tab_t:
+
+
+def _tests():
+    """CI tests per run, beside Priv-PC's Table 3 where it applies."""
     if single_eps:
-        figs["tests"] = vs.bars_figure(summary, "n_ci_tests", paper=paper, title="CI tests per run")
+        fig = vs.bars_figure(summary, "n_ci_tests", paper=paper, title="CI tests per run")
     else:
-        figs["tests"] = vs.curves_figure(summary, "n_ci_tests", x_label, **curve_axes, paper=paper)
-    st.plotly_chart(figs["tests"], width="stretch", key="tofig_t")
+        fig = vs.curves_figure(summary, "n_ci_tests", x_label, **curve_axes, paper=paper)
+    st.plotly_chart(fig, width="stretch", key="tofig_t")
     if any(q["metric"] == "n_ci_tests" for q in paper):  # paper_points: only values this sweep can be set beside
         st.caption("Hatched bars / crosses labelled 'paper': Priv-PC's Table 3 at n = 100,000 (its ε is not stated; "
                    "per-round ε = 1 assumed).")
-with tab_s:
+
+
+def _time():
+    """Seconds per run, beside Priv-PC's Table 2 where it applies."""
     if single_eps:
-        figs["time"] = vs.bars_figure(summary, "seconds", paper=paper, log_y=True, title="Seconds per run")
+        fig = vs.bars_figure(summary, "seconds", paper=paper, log_y=True, title="Seconds per run")
     else:
-        figs["time"] = vs.curves_figure(summary, "seconds", x_label, **curve_axes, paper=paper, log_y=True)
-    st.plotly_chart(figs["time"], width="stretch", key="tofig_s")
+        fig = vs.curves_figure(summary, "seconds", x_label, **curve_axes, paper=paper, log_y=True)
+    st.plotly_chart(fig, width="stretch", key="tofig_s")
     st.caption("Per-run time inside the engine. Runs of a sweep share each dataset's deterministic statistics "
                "(tables, test statistics), so a run that needs a statistic first computes it and later runs read it; "
                "small runs' times are dominated by noise drawing and the machine's load, not by that order." + (
                    " Paper times (Priv-PC Table 2) come from a 32-core server running the authors' code."
                    if any(q["metric"] == "seconds" for q in paper) else ""))
-with tab_tab:
+
+
+def _table():
+    """Every run of the sweep, its downloads and the commands that reproduce it."""
     st.dataframe(table.drop(columns=["sweep"]), hide_index=True, width="stretch", height=360,
                  column_config={c: st.column_config.NumberColumn(format="%.4g") for c in table.columns
                                 if c.startswith("epsilon")})  # an ε bound to four significant digits
@@ -302,7 +316,8 @@ with tab_tab:
                        key="todl_csv", on_click="ignore")
     d2.download_button("Table (Parquet)", when_clicked(parquet_bytes, table), f"sweep-{spec.key}.parquet",
                        "application/octet-stream", key="todl_pq", on_click="ignore")
-    d3.download_button("Utility figure (HTML)", when_clicked(figure_html, figs["utility"], "Privacy-utility trade-off"),
+    d3.download_button("Utility figure (HTML)",
+                       when_clicked(lambda: figure_html(_utility_figure(), "Privacy-utility trade-off")),
                        f"tradeoff-{spec.key}.html", "text/html", key="todl_html", on_click="ignore")
     from cgdcore.experiments import command_for, config_of
 
@@ -317,3 +332,11 @@ with tab_tab:
     st.markdown("**The same sweep from the command line** (add `--jobs 2`, or `--backend dask --scheduler "
                 "tcp://HOST:8786` for a cluster):")
     st.code(sweep_command(), language="bash")
+
+
+#: only the open tab is drawn (ui.widgets.lazy_tabs)
+TABS = {"Utility vs ε": _utility, "CI tests": _tests, "Run time": _time, "Table and downloads": _table}
+for tab, draw in zip(lazy_tabs(list(TABS), key="tradeoff_tab"), TABS.values()):
+    if tab.open:
+        with tab:
+            draw()

@@ -435,6 +435,7 @@ def test_encrypted_page_secure_aggregation_and_dp():
     at2 = app(timeout=180)
     at2.switch_page("pages/encrypted.py")
     at2.query_params.update({"fdp": "once", "feps": "2", "fn": "5000"})
+    at2.session_state["encrypted_tab"] = "Privacy"  # only the open tab is drawn
     at2.run()
     assert not at2.exception, [e.message for e in at2.exception]
     assert any("(ε = 2, δ = 1e-06)-differentially private" in s.value for s in at2.success)
@@ -477,8 +478,13 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     at.button(key="togo").click().run()
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
-    assert any("python -m cgdcore discover" in c.value for c in at.code)
     assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
+    assert not at.code  # only the open tab is drawn: the commands are in the table's tab
+    at.session_state["tradeoff_tab"] = "Table and downloads"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("python -m cgdcore discover" in c.value for c in at.code)
+    assert not any("Dotted lines" in c.value for c in at.caption)
     # same parameters in a new session: served from the cache, no button press needed
     at2 = _tradeoff(params)
     assert {m.label: m.value for m in at2.metric}["Already computed"] == "13"
