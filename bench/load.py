@@ -1,6 +1,6 @@
 """The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
 
-Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 500000] [--dataset alarm]
+Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 2000000] [--dataset alarm]
 [--algo priv-pc] [--reps 1] [--own-data 1]. Eight browser sessions open at once and start heavy runs (each deep-links
 the Discover page with its own noise seed and, by default, its own data seed, so each run samples its data and counts
 its own tables and none is served from a cache); once the server computes, a ninth user opens the Datasets page in a
@@ -686,7 +686,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8)
     ap.add_argument("--dataset", default=None, help="default: alarm (ninth session), sachs (--complete)")
-    ap.add_argument("--n", type=int, default=None, help="default: 500,000 (ninth session), 100,000 (--complete)")
+    ap.add_argument("--n", type=int, default=None, help="default: 2,000,000 (ninth session: the eight runs outlast the probes; at 500,000 they had "
+                         "ended before the last probe), 100,000 (--complete)")
     ap.add_argument("--algo", default="priv-pc")
     ap.add_argument("--reps", type=float, default=1.0, help="per-round ε")
     ap.add_argument("--seed0", type=int, default=0,
@@ -719,7 +720,7 @@ def main():
     if args.dataset is None:
         args.dataset = "sachs" if args.complete or args.runs else "alarm"
     if args.n is None:
-        args.n = 100_000 if args.complete or args.runs else 500_000
+        args.n = 100_000 if args.complete or args.runs else 2_000_000
     port = args.port or free_port()
     mode = "soak" if args.runs else "complete" if args.complete else "ninth"
     log_path = ROOT / "bench" / "out" / f"load_streamlit_{mode}.log"
