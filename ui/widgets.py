@@ -36,15 +36,30 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
 
 
-def lazy_tabs(names: list[str], key: str, **tabs_kwargs):
+def lazy_tabs(names: list[str], key: str, keep: tuple[str, ...] = (), **tabs_kwargs):
     """Tabs of which only the open one is drawn (Streamlit's ``on_change="rerun"``): opening a tab reruns the page,
     and each tab's content is built on the run that shows it, so the closed tabs' tables, charts and pages cost the
     server and the browser nothing. Use each tab's ``.open`` to draw it. ``tabs_kwargs`` go to ``st.tabs``
     (``default``, ``bind``).
 
-    While the page's script runs, these tabs take no clicks: the tabs of the previous result stay on screen while a
-    new result computes, and a click there would rerun the page and start that computation again from the beginning
-    (checked in the browser: tests/browser/test_leaving.py)."""
-    st.html(f"<style>[data-test-script-state='running'] .st-key-{key} [role='tab'] {{ pointer-events: none; }}"
-            "</style>")
+    ``keep``: the keys of widgets inside the tabs. Streamlit forgets a widget's value on a run that does not draw
+    it, so a toggle would be off again when its tab reopens; saving the value in each run keeps it (Streamlit's
+    documented idiom for widgets that are not always drawn).
+
+    While the page's script runs (a tab opening included), two rules hold (checked in the browser:
+    tests/browser/test_browser.py and test_leaving.py):
+
+    - the tab panels keep at least a window's height, so the page does not shrink while the new tab is drawn and the
+      browser does not move the tab bar the user just clicked;
+    - the tabs are dimmed and take no click: the tabs of the previous result stay on screen while a new result
+      computes, and a click there would rerun the page and start that computation again from the beginning."""
+    for k in keep:
+        if k in st.session_state:
+            st.session_state[k] = st.session_state[k]
+    running = f"[data-test-script-state='running'] .st-key-{key}"
+    # a click empties the panel at once, before the rerun starts: an empty panel holds the height too
+    empty = f".st-key-{key} [role='tabpanel']:not(:has([data-testid='stElementContainer']))"
+    st.html(f"<style>{empty}, {running} [role='tabpanel'] {{ min-height: 100vh; }} "
+            f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
+            f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
     return st.tabs(names, key=key, on_change="rerun", **tabs_kwargs)

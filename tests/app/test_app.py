@@ -160,6 +160,21 @@ def test_every_discover_algorithm_runs_with_its_defaults_fhe_pc_included():
     assert "Privacy ledger" not in [t.label for t in at.tabs]
 
 
+def test_a_toggle_in_a_tab_keeps_its_value_while_its_tab_is_closed():
+    """Only the open tab is drawn, and Streamlit forgets the value of a widget a run does not draw: the noise tab's
+    "Only flipped decisions" came back off after a look at another tab."""
+    at = app(timeout=120)
+    at.query_params.update({"algo": "priv-pc", "ds": "asia", "n": "5000", "nseed": "1"})
+    at.session_state["discover_tab"] = "Noise vs threshold"
+    at.run()
+    at.toggle(key="only_flipped").set_value(True).run()
+    for tab in ("Data", "CI-test log", "Noise vs threshold"):
+        at.session_state["discover_tab"] = tab
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+    assert at.toggle(key="only_flipped").value is True
+
+
 def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     at = app(timeout=120)
     at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000", "nseed": "3"})

@@ -110,12 +110,23 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     assert page.locator("[data-testid='stException']").count() == 0
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "discover_priv_pc.png"))
-    # the Budget page renders its four views
+    # the Budget page renders its views, one at a time; opening one does not move the tab bar the user clicked
+    # (a click empties the panel at once: the page shrank and the browser scrolled the bar ~280 px down)
+    page.set_viewport_size({"width": 1400, "height": 900})
     page.goto(streamlit_server + "/budget?bn=20000", wait_until="domcontentloaded")
     wait_idle(page, timeout=180_000)
     expect(page.get_by_text("CURATE: planned (re-optimised").first).to_be_attached(timeout=120_000)
+    bar = page.get_by_role("tablist").first
+    page.mouse.move(700, 450)
+    page.mouse.wheel(0, bar.bounding_box()["y"] - 80)
+    expect(bar).to_be_in_viewport()
+    page.wait_for_timeout(300)
+    top = bar.bounding_box()["y"]
     for tab in ("Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise", "As in paper vs guaranteed"):
         page.get_by_role("tab", name=tab).click()
+        expect(page.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
+        wait_idle(page)
+        assert abs(bar.bounding_box()["y"] - top) < 5, (tab, top, bar.bounding_box()["y"])
     expect(page.get_by_text("What each run can promise").first).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     page.screenshot(path=str(ARTIFACTS / "budget.png"))
