@@ -49,17 +49,21 @@ def lazy_tabs(names: list[str], key: str, keep: tuple[str, ...] = (), **tabs_kwa
     While the page's script runs (a tab opening included), two rules hold (checked in the browser:
     tests/browser/test_browser.py and test_leaving.py):
 
-    - the tab panels keep at least a window's height, so the page does not shrink while the new tab is drawn and the
-      browser does not move the tab bar the user just clicked;
+    - the tab panels keep at least a window's height until the new tab is drawn, charts included, so the page does
+      not shrink meanwhile and the browser does not move the tab bar the user just clicked;
     - the tabs are dimmed and take no click: the tabs of the previous result stay on screen while a new result
       computes, and a click there would rerun the page and start that computation again from the beginning."""
     for k in keep:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
     running = f"[data-test-script-state='running'] .st-key-{key}"
-    # a click empties the panel at once, before the rerun starts: an empty panel holds the height too
-    empty = f".st-key-{key} [role='tabpanel']:not(:has([data-testid='stElementContainer']))"
-    st.html(f"<style>{empty}, {running} [role='tabpanel'] {{ min-height: 100vh; }} "
+    # a click empties the panel at once, before the rerun starts, and a chart is drawn after the run ends: a panel
+    # that is empty, or whose chart has no figure yet, holds the height too
+    panel = f".st-key-{key} [role='tabpanel']"
+    waiting = (f"{panel}:not(:has([data-testid='stElementContainer']))", f"{panel}:has([data-testid='stSkeleton'])",
+               f"{panel}:has([data-testid='stPlotlyChart']):not(:has(.main-svg))", f"{running} [role='tabpanel']")
+    st.html("<style>" + " ".join(f"{w} {{ min-height: 100vh; }}" for w in waiting) + " "  # one rule each: a
+            # selector the browser cannot read drops only its own rule
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
             f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
     return st.tabs(names, key=key, on_change="rerun", **tabs_kwargs)

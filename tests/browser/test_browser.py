@@ -122,10 +122,15 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     expect(bar).to_be_in_viewport()
     page.wait_for_timeout(300)
     top = bar.bounding_box()["y"]
-    for tab in ("Lemma 1 and objective (2)", "Priv-PC: sub-sampling and noise", "As in paper vs guaranteed"):
+    for tab, shown in (("Lemma 1 and objective (2)", "T = 0.05, β₁ = β₂"), ("Priv-PC: sub-sampling and noise",
+                                                                          "Sub-sample m"),
+                       ("As in paper vs guaranteed", "What each run can promise")):
         page.get_by_role("tab", name=tab).click()
-        expect(page.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
+        panel = page.get_by_role("tabpanel")
+        expect(panel.get_by_text(shown).first).to_be_visible(timeout=30_000)
+        expect(panel.locator("[data-testid='stPlotlyChart'] .main-svg").first).to_be_attached(timeout=30_000)
         wait_idle(page)
+        page.wait_for_timeout(500)  # the charts drawn, the run over: the page has its final height
         assert abs(bar.bounding_box()["y"] - top) < 5, (tab, top, bar.bounding_box()["y"])
     expect(page.get_by_text("What each run can promise").first).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
