@@ -208,10 +208,7 @@ def _accounting():
 #: only the open view is drawn (ui.widgets.lazy_tabs)
 VIEWS = {"CURATE: planned vs used": _curate, "Gauss-PC: ρ per order": _gauss, "Lemma 1 and objective (2)": _bounds,
          "Priv-PC: sub-sampling and noise": _privpc, "As in paper vs guaranteed": _accounting}
-for tab, draw in zip(lazy_tabs(list(VIEWS), key="budget_view"), VIEWS.values()):
-    if tab.open:
-        with tab:
-            draw()
+lazy_tabs(VIEWS, key="budget_view")
 
 st.subheader("Downloads and the commands that reproduce these runs")
 import pandas as pd  # noqa: E402

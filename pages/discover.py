@@ -571,7 +571,4 @@ def _data():
 #: cost nothing on the reruns where nobody looks at them
 DRAW_TAB = {"Privacy ledger": _ledger, "Noise vs threshold": _noise, "Interactive view": _interactive,
             "CI tests per order": _per_order, "CI-test log": _test_log, "Edges & downloads": _edges, "Data": _data}
-for tab, name in zip(lazy_tabs(tab_names, key="discover_tab", keep=("only_flipped", "log_removed")), tab_names):
-    if tab.open:
-        with tab:
-            DRAW_TAB[name]()
+lazy_tabs({name: DRAW_TAB[name] for name in tab_names}, key="discover_tab", keep=("only_flipped", "log_removed"))

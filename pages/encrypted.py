@@ -292,10 +292,7 @@ def _privacy():
 TABS = {"Graphs": _graphs, "Agreement per level": _agreement, "Time and size": _cost, "Paper vs this run": _paper}
 if res.privacy and res.privacy.epsilon is not None:
     TABS["Privacy"] = _privacy
-for tab, draw in zip(lazy_tabs(list(TABS), key="encrypted_tab"), TABS.values()):
-    if tab.open:
-        with tab:
-            draw()
+lazy_tabs(TABS, key="encrypted_tab")
 
 st.subheader("Downloads and the command that reproduces this run")
 items = [("Report (JSON)", "json", res.to_json(), "encrypted_report.json"),

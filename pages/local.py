@@ -285,8 +285,4 @@ def _oracles():
 #: only the open tab is drawn (ui.widgets.lazy_tabs): PC's three runs wait for the Discovery tab
 TABS = {"Channel": _channel, "Rows": _rows, "Marginals": _marginals, "Discovery": _discovery,
         "Privacy–utility curve": _curve, "Frequency oracles": _oracles}
-for tab, draw in zip(lazy_tabs(list(TABS), key="local_tab",
-                                     keep=("lcol", "lrun", "lreps", "lmetric", "lcurve_deb", "lfcol")), TABS.values()):
-    if tab.open:
-        with tab:
-            draw()
+lazy_tabs(TABS, key="local_tab", keep=("lcol", "lrun", "lreps", "lmetric", "lcurve_deb", "lfcol"))

@@ -202,10 +202,7 @@ def _ledger():
 TABS = {"Weights": _weights, "Convergence": _convergence, "Schedules": _schedules}
 if pv:
     TABS["Privacy ledger"] = _ledger
-for tab, draw in zip(lazy_tabs(list(TABS), key="score_tab"), TABS.values()):
-    if tab.open:
-        with tab:
-            draw()
+lazy_tabs(TABS, key="score_tab")
 
 st.subheader("Downloads and the command that reproduces this run")
 import pandas as pd  # noqa: E402

@@ -336,7 +336,4 @@ def _table():
 
 #: only the open tab is drawn (ui.widgets.lazy_tabs)
 TABS = {"Utility vs ε": _utility, "CI tests": _tests, "Run time": _time, "Table and downloads": _table}
-for tab, draw in zip(lazy_tabs(list(TABS), key="tradeoff_tab"), TABS.values()):
-    if tab.open:
-        with tab:
-            draw()
+lazy_tabs(TABS, key="tradeoff_tab")

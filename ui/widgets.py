@@ -36,11 +36,11 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
 
 
-def lazy_tabs(names: list[str], key: str, keep: tuple[str, ...] = (), **tabs_kwargs):
-    """Tabs of which only the open one is drawn (Streamlit's ``on_change="rerun"``): opening a tab reruns the page,
-    and each tab's content is built on the run that shows it, so the closed tabs' tables, charts and pages cost the
-    server and the browser nothing. Use each tab's ``.open`` to draw it. ``tabs_kwargs`` go to ``st.tabs``
-    (``default``, ``bind``).
+def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) -> None:
+    """Tabs named by ``draws``' keys, of which only the open one is drawn, by calling its function (Streamlit's
+    ``on_change="rerun"``): opening a tab reruns the page, and each tab's content is built on the run that shows it,
+    so the closed tabs' tables, charts and pages cost the server and the browser nothing. ``tabs_kwargs`` go to
+    ``st.tabs`` (``default``, ``bind``).
 
     ``keep``: the keys of widgets inside the tabs. Streamlit forgets a widget's value on a run that does not draw
     it, so a toggle would be off again when its tab reopens; saving the value in each run keeps it (Streamlit's
@@ -66,4 +66,7 @@ def lazy_tabs(names: list[str], key: str, keep: tuple[str, ...] = (), **tabs_kwa
             # selector the browser cannot read drops only its own rule
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
             f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
-    return st.tabs(names, key=key, on_change="rerun", **tabs_kwargs)
+    for tab, draw in zip(st.tabs(list(draws), key=key, on_change="rerun", **tabs_kwargs), draws.values()):
+        if tab.open:
+            with tab:
+                draw()

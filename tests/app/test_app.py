@@ -412,7 +412,8 @@ def test_local_page_naive_vs_debiased():
             # the marginals caption names the bars' colours as drawn (it said "red" for vermilion bars)
             from cgdcore.viz.palette import BLUE, VERMILION
 
-            dist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "privatised reports" in c.proto.spec)
+            dist = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                        if "privatised reports" in c.proto.spec)
             assert [t["marker"]["color"] for t in dist["data"]] == [VERMILION, BLUE]
             assert any("(vermilion bars)" in c.value and "(blue hatched bars)" in c.value for c in at.caption)
     table = at.dataframe[-1].value
