@@ -7,14 +7,16 @@ kept the server busy for seconds. ``make app`` and ``make test`` run this module
 a kernel's source changes.
 
 It runs every central algorithm (each CI test it allows), Priv-PC's sub-sampled sieve, PC to full order and CI tests
-past the direct tables' limit on 30,000 rows (enough for the distinct-row tables), and every local mechanism with the
-de-biased tests on 5,000, with the kernels loaded first (:func:`cgdcore.citests.contingency.kernels_loaded`). About
-12 s of one core with an empty cache, 3 s with a full one. What it does not reach compiles when first used, as
-before.
+past the direct tables' limit on 30,000 rows (enough for the distinct-row tables), tables over codes of up to 256 and
+of more categories, the d-separation oracle, and every local mechanism with the de-biased tests on 5,000, with the
+kernels loaded first (:func:`cgdcore.citests.contingency.kernels_loaded`). About 15 s of one core with an empty cache,
+3 s with a full one. What it does not reach compiles when first used, as before.
 """
 from __future__ import annotations
 
 import time
+
+import numpy as np
 
 
 def warm_kernels(say=print) -> int:
@@ -27,6 +29,7 @@ def warm_kernels(say=print) -> int:
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover
     from cgdcore.local.privatize import MECHANISMS
+    from cgdcore.pc import OraclePolicy, pc
 
     for name in ("asia", "alarm"):  # binary and multi-state variables; 30,000 rows reach the distinct-row tables
         ds = load_dataset(name, n=30_000, seed=0)
@@ -39,7 +42,14 @@ def warm_kernels(say=print) -> int:
         discover(ds, algo="priv-pc", epsilon=1.0, seed=0, max_order=2, options={"scale": "p"})
         for test in ("g2", "kendall"):  # conditioning sets past the direct tables' limit take the coded tables
             make_ci_test(test, suffstats_for(ds.data, ds.arities))(0, 1, range(2, 8))
+    rng = np.random.default_rng(0)
+    for k in (200, 300):  # rows mostly distinct (tables over the code columns); uint8 and uint16 codes (code_dtype)
+        wide = np.column_stack([rng.integers(0, k, 2_000), rng.integers(0, 3, (2_000, 9))])
+        g2 = make_ci_test("g2", suffstats_for(wide, [k] + [3] * 9))
+        g2(0, 1, (2,)), g2(0, 1, range(2, 10))
     asia = load_dataset("asia", n=5_000, seed=0)
+    for trace in (True, False):  # the d-separation oracle: one set per search, and the batched search
+        pc(OraclePolicy(asia.truth), asia.variables, record_trace=trace)
     for mechanism in MECHANISMS:
         discover(asia, algo="pc", ldp={"mechanism": mechanism, "epsilon": 2.0, "debias": "invert"}, seed=0)
     discover(asia, algo="pc", ldp={"mechanism": "krr-cwise", "epsilon": 2.0, "debias": "ibu"}, seed=0)

@@ -23,6 +23,7 @@ import numpy as np
 from cgdcore import UserError
 from cgdcore.cancel import checkpoint
 from cgdcore.citests.budget import ENTRY_OVERHEAD, core_cache_bytes, shares
+from cgdcore.data.dataset import code_dtype
 
 __all__ = ["SuffStats", "suffstats_for", "clear_suffstats_cache", "fingerprint", "reference_table"]
 
@@ -171,11 +172,6 @@ def _stratum_code(cols: np.ndarray, ar: Sequence[int], s: tuple[int, ...]) -> tu
     return _readonly(np.ascontiguousarray(code, dtype=np.int32 if K <= _INT32_MAX else np.int64)), K
 
 
-def _code_dtype(arities: Sequence[int]) -> type:
-    k = max(arities)
-    return np.uint8 if k <= 256 else np.uint16 if k <= 65536 else np.int32
-
-
 def reference_table(stats: "SuffStats", a: int, b: int, s: tuple[int, ...]) -> np.ndarray:
     """The numpy table path of before the compiled kernels (kept as the reference for equivalence tests and
     bench/tables.py): one bincount over stratum·ka·kb + x·kb + y (causal-learn's trick, anchors_cd §3.1),
@@ -317,7 +313,7 @@ class SuffStats:
         self.arities = ar
         # (d, n) codes in the smallest unsigned dtype (uint8 for arities ≤ 256): one contiguous row per
         # variable, cast once; the compiled table kernels read a quarter of the bytes an int32 copy needs.
-        self._cols = _readonly(_columns(data, _code_dtype(ar)))
+        self._cols = _readonly(_columns(data, code_dtype(max(ar))))
         self._values = self._cols
         self._idx = None
         self._parent = None
@@ -335,7 +331,7 @@ class SuffStats:
         self._strata = _LRU(cache_sizes.get("strata_cache_items", 64), share["strata"])
         self._tables = _LRU(cache_sizes.get("table_cache_items", 256), share["tables"])
         self.arities = tuple(int(a) for a in arities)
-        self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=_code_dtype(self.arities)))
+        self._cols = _readonly(np.ascontiguousarray(rows.T, dtype=code_dtype(max(self.arities))))
         self._values = self._cols
         self._idx = None
         self._parent = None
@@ -347,8 +343,7 @@ class SuffStats:
         so sub-samples gather whole rows."""
         rows = getattr(self, "_rows", None)
         if rows is None:
-            dt = np.uint8 if max(self.arities) <= 256 else np.uint16 if max(self.arities) <= 65536 else np.int32
-            rows = self._rows = _readonly(np.ascontiguousarray(self._cols.T, dtype=dt))
+            rows = self._rows = _readonly(np.ascontiguousarray(self._cols.T, dtype=code_dtype(max(self.arities))))
         return rows
 
     def subsample(self, idx: np.ndarray) -> "SuffStats":

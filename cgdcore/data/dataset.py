@@ -6,6 +6,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def code_dtype(k: int) -> type:
+    """The smallest dtype that holds the codes 0..k−1 of discrete columns with at most ``k`` categories: uint8 up to
+    256, uint16 up to 65,536, int32 beyond. Every code array the kernels read has one of these three types, so each
+    kernel is compiled for three signatures at most."""
+    return np.uint8 if k <= 256 else np.uint16 if k <= 65536 else np.int32
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A data matrix with its metadata.

@@ -30,7 +30,7 @@ import numpy as np
 
 from cgdcore import UserError
 from cgdcore.data.checks import _short, check_category_counts, check_discrete_usable
-from cgdcore.data.dataset import Dataset
+from cgdcore.data.dataset import Dataset, code_dtype
 from cgdcore.data.simple_csv import parse_simple_csv
 
 __all__ = ["load_csv", "dataset_from_frame", "discretise", "check_discrete_usable", "check_category_counts",
@@ -329,8 +329,7 @@ def _looks_numeric(s) -> bool:
 def _stack(arrays, states, n: int) -> np.ndarray:
     """(n, d) array: smallest unsigned dtype if all columns are discrete, float64 otherwise."""
     if all(s is not None for s in states):
-        kmax = max(len(s) for s in states)
-        dtype = np.uint8 if kmax <= 256 else np.uint16 if kmax <= 65536 else np.int32
+        dtype = code_dtype(max(len(s) for s in states))
     else:
         dtype = np.float64
     out = np.empty((n, len(arrays)), dtype=dtype)

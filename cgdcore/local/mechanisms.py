@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from cgdcore import UserError
+from cgdcore.data.dataset import code_dtype
 
 __all__ = ["krr_keep_probability", "krr", "split_budget", "krr_cwise", "krr_comb", "geometric_sum",
            "geometric_epsilons_for_pmax", "geometric_channel", "geo_cwise", "geo_comb",
@@ -48,7 +49,7 @@ def _check_codes(data: np.ndarray, arities) -> tuple[np.ndarray, np.ndarray]:
         data = data.astype(np.int64)
     if data.size and (data.min() < 0 or np.any(data.max(axis=0) >= ar)):
         raise UserError("codes must lie in 0..k−1 for each column's number of categories k.")
-    return data, ar
+    return data.astype(code_dtype(int(ar.max())), copy=False), ar  # the kernels' own code types (code_dtype)
 
 
 # ------------------------------------------------------------------------------ k-RR

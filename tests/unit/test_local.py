@@ -466,3 +466,24 @@ def test_local_accounting_is_the_guarantee_one_release_per_column(mechanism):
     assert acc["guarantee"]["valid"] and acc["guarantee"]["status"] == "guarantee"
     assert math.isclose(acc["guarantee"]["epsilon"], sum(rel.privacy()["per_column_epsilon"]), rel_tol=1e-12)
     assert "(8)" in acc["guarantee"]["note"]
+
+
+@pytest.mark.parametrize("mechanism", [
+    lambda d, ar, rng: krr_cwise(d, ar, 1.0, rng),
+    lambda d, ar, rng: krr_comb(d, ar, 1.0, rng),
+    lambda d, ar, rng: geo_cwise(d, ar, rng, p_max=0.5),
+    lambda d, ar, rng: geo_comb(d, ar, rng, p_max=0.5),
+], ids=["krr-cwise", "krr-comb", "geo-cwise", "geo-comb"])
+@pytest.mark.parametrize("arities", [(2, 3, 5), (2, 300)], ids=["uint8", "uint16"])
+def test_reports_do_not_depend_on_the_codes_integer_type(mechanism, arities):
+    """Codes of any integer type give the same reports from the same seed, in the kernels' own code type
+    (cgdcore.data.code_dtype), so no caller's int64 array compiles the kernels again."""
+    from cgdcore.data.dataset import code_dtype
+
+    rng = np.random.default_rng(3)
+    codes = np.column_stack([rng.integers(0, k, 500) for k in arities])
+    want = code_dtype(max(arities))
+    reports = [mechanism(codes.astype(t), arities, np.random.default_rng(7))[0] for t in (np.int64, np.int32, want)]
+    assert all(r.dtype == want for r in reports)
+    assert all(np.array_equal(r, reports[0]) for r in reports[1:])
+    assert not np.array_equal(reports[0], codes)  # the reports are noisy
