@@ -42,6 +42,9 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) 
     so the closed tabs' tables, charts and pages cost the server and the browser nothing. ``tabs_kwargs`` go to
     ``st.tabs`` (``default``, ``bind``).
 
+    The open tab stays open when the set of tabs changes (Discover's algorithm switched from PC to Priv-PC adds two
+    tabs) if the new set has it: see :func:`_open_across_tab_sets`.
+
     ``keep``: the keys of widgets inside the tabs. Streamlit forgets a widget's value on a run that does not draw
     it, so a toggle would be off again when its tab reopens; saving the value in each run keeps it (Streamlit's
     documented idiom for widgets that are not always drawn).
@@ -56,6 +59,8 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) 
     for k in keep:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
+    if "default" not in tabs_kwargs:
+        tabs_kwargs["default"] = _open_across_tab_sets(key, tuple(draws))
     running = f"[data-test-script-state='running'] .st-key-{key}"
     # a click empties the panel at once, before the rerun starts, and a chart is drawn after the run ends: a panel
     # that is empty, or whose chart has no figure yet, holds the height too
@@ -70,3 +75,18 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) 
         if tab.open:
             with tab:
                 draw()
+
+
+def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> str | None:
+    """The ``default`` for tabs ``key`` now named ``labels``. Streamlit makes new tabs (and opens the first, or the
+    default) when their names change, and also when their default changes. So the default is chosen when the names
+    change — the tab open before, if it is still there — and kept while they stay the same, where Streamlit keeps
+    the open tab itself."""
+    memo = f"_{key}_default"
+    before = st.session_state.get(memo)
+    if before is not None and before[0] == labels:
+        return before[1]
+    open_before = st.session_state.get(key)
+    default = open_before if before is not None and open_before in labels else None
+    st.session_state[memo] = (labels, default)
+    return default

@@ -175,6 +175,23 @@ def test_a_toggle_in_a_tab_keeps_its_value_while_its_tab_is_closed():
     assert at.toggle(key="only_flipped").value is True
 
 
+def test_the_open_tab_stays_open_when_another_algorithm_brings_other_tabs():
+    """Priv-PC adds two tabs to PC's; Streamlit makes new tabs then, and used to open the first again."""
+    at = app(timeout=120)
+    at.query_params.update({"algo": "pc", "ds": "asia", "n": "2000"})
+    at.run()
+    at.session_state["discover_tab"] = "CI-test log"
+    at.run()
+    at.sidebar.selectbox(key="algo").set_value("priv-pc").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [t.label for t in at.tabs][:2] == ["Privacy ledger", "Noise vs threshold"]
+    assert at.session_state["discover_tab"] == "CI-test log"
+    at.session_state["discover_tab"] = "Privacy ledger"  # a tab PC does not have: PC opens its first
+    at.run()
+    at.sidebar.selectbox(key="algo").set_value("pc").run()
+    assert at.session_state["discover_tab"] == "CI tests per order"
+
+
 def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     at = app(timeout=120)
     at.query_params.update({"algo": "svt-pc", "ds": "asia", "n": "20000", "nseed": "3"})
