@@ -474,12 +474,12 @@ def test_local_accounting_is_the_guarantee_one_release_per_column(mechanism):
     lambda d, ar, rng: geo_cwise(d, ar, rng, p_max=0.5),
     lambda d, ar, rng: geo_comb(d, ar, rng, p_max=0.5),
 ], ids=["krr-cwise", "krr-comb", "geo-cwise", "geo-comb"])
-@pytest.mark.parametrize("arities", [(2, 3, 5), (2, 300)], ids=["uint8", "uint16"])
-def test_reports_do_not_depend_on_the_codes_integer_type(mechanism, arities):
+def test_reports_do_not_depend_on_the_codes_integer_type(mechanism):
     """Codes of any integer type give the same reports from the same seed, in the kernels' own code type
     (cgdcore.data.code_dtype), so no caller's int64 array compiles the kernels again."""
     from cgdcore.data.dataset import code_dtype
 
+    arities = (2, 3, 5)
     rng = np.random.default_rng(3)
     codes = np.column_stack([rng.integers(0, k, 500) for k in arities])
     want = code_dtype(max(arities))
