@@ -474,4 +474,4 @@ def lesson_for_link(keys) -> str:
 with checked_url_settings():  # settings in a shared link that the widgets refuse are named, not dropped silently
     # only the open lesson runs its example (ui.widgets.lazy_tabs); the open lesson is in the address
     lazy_tabs({name: lesson for name, (lesson, _) in LESSONS.items()}, key="lesson",
-              default=lesson_for_link(st.query_params), bind="query-params")
+              default=lesson_for_link(st.query_params), check_link=False)

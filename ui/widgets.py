@@ -36,11 +36,16 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
 
 
-def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) -> None:
+def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: bool = True, **tabs_kwargs) -> None:
     """Tabs named by ``draws``' keys, of which only the open one is drawn, by calling its function (Streamlit's
     ``on_change="rerun"``): opening a tab reruns the page, and each tab's content is built on the run that shows it,
     so the closed tabs' tables, charts and pages cost the server and the browser nothing. ``tabs_kwargs`` go to
-    ``st.tabs`` (``default``, ``bind``).
+    ``st.tabs`` (``default``).
+
+    The open tab is in the address (``?discover_tab=CI-test+log``; the first tab leaves it out), so a reload or a
+    shared link opens it. A link naming a tab the page does not have gets the page's warning about refused settings
+    (:func:`ui.common.checked_url_settings`), unless ``check_link`` is false: the caller checks the link around a
+    larger block.
 
     The open tab stays open when the set of tabs changes (Discover's algorithm switched from PC to Priv-PC adds two
     tabs) if the new set has it: see :func:`_open_across_tab_sets`.
@@ -59,8 +64,7 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) 
     for k in keep:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
-    if "default" not in tabs_kwargs:
-        tabs_kwargs["default"] = _open_across_tab_sets(key, tuple(draws))
+    _open_across_tab_sets(key, tuple(draws))
     running = f"[data-test-script-state='running'] .st-key-{key}"
     # a click empties the panel at once, before the rerun starts, and a chart is drawn after the run ends: a panel
     # that is empty, or whose chart has no figure yet, holds the height too
@@ -71,22 +75,23 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), **tabs_kwargs) 
             # selector the browser cannot read drops only its own rule
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
             f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
-    for tab, draw in zip(st.tabs(list(draws), key=key, on_change="rerun", **tabs_kwargs), draws.values()):
+    from contextlib import nullcontext
+
+    from ui.common import checked_url_settings
+
+    with checked_url_settings() if check_link else nullcontext():
+        tabs = st.tabs(list(draws), key=key, on_change="rerun", bind="query-params", **tabs_kwargs)
+    for tab, draw in zip(tabs, draws.values()):
         if tab.open:
             with tab:
                 draw()
 
 
-def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> str | None:
-    """The ``default`` for tabs ``key`` now named ``labels``. Streamlit makes new tabs (and opens the first, or the
-    default) when their names change, and also when their default changes. So the default is chosen when the names
-    change — the tab open before, if it is still there — and kept while they stay the same, where Streamlit keeps
-    the open tab itself."""
-    memo = f"_{key}_default"
-    before = st.session_state.get(memo)
-    if before is not None and before[0] == labels:
-        return before[1]
-    open_before = st.session_state.get(key)
-    default = open_before if before is not None and open_before in labels else None
-    st.session_state[memo] = (labels, default)
-    return default
+def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> None:
+    """Keep tabs ``key`` (now named ``labels``) on the tab open before when their names change and the new names
+    have it. Streamlit makes new tabs when their names change, which open their first (or ``default``) tab; a value
+    set in the session state before they are drawn is the one they open instead."""
+    named = f"_{key}_labels"
+    if st.session_state.get(named, labels) != labels and st.session_state.get(key) in labels:
+        st.session_state[key] = st.session_state[key]
+    st.session_state[named] = labels

@@ -175,6 +175,12 @@ def test_a_toggle_in_a_tab_keeps_its_value_while_its_tab_is_closed():
     assert at.toggle(key="only_flipped").value is True
 
 
+def drawn_tab(at) -> str:
+    """The tab whose content the run drew (ui.widgets.lazy_tabs draws the open tab alone)."""
+    (label,) = [t.label for t in at.tabs if t.children]
+    return label
+
+
 def test_the_open_tab_stays_open_when_another_algorithm_brings_other_tabs():
     """Priv-PC adds two tabs to PC's; Streamlit makes new tabs then, and used to open the first again."""
     at = app(timeout=120)
@@ -185,11 +191,29 @@ def test_the_open_tab_stays_open_when_another_algorithm_brings_other_tabs():
     at.sidebar.selectbox(key="algo").set_value("priv-pc").run()
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs][:2] == ["Privacy ledger", "Noise vs threshold"]
-    assert at.session_state["discover_tab"] == "CI-test log"
-    at.session_state["discover_tab"] = "Privacy ledger"  # a tab PC does not have: PC opens its first
+    assert drawn_tab(at) == "CI-test log"
+
+
+@pytest.mark.parametrize("page, link, tab", [
+    ("pages/discover.py", {"ds": "asia", "n": "2000", "discover_tab": "Data"}, "Data"),
+    ("pages/budget.py", {"bds": "asia", "bn": "2000", "budget_view": "Lemma 1 and objective (2)"},
+     "Lemma 1 and objective (2)"),
+])
+def test_a_link_opens_the_tab_it_names_and_says_when_the_page_has_no_such_tab(page, link, tab):
+    at = app(timeout=120)
+    at.switch_page(page)
+    at.query_params.update(link)
     at.run()
-    at.sidebar.selectbox(key="algo").set_value("pc").run()
-    assert at.session_state["discover_tab"] == "CI tests per order"
+    assert not at.exception, [e.message for e in at.exception]
+    assert drawn_tab(at) == tab and not any("link asked for" in w.value for w in at.warning)
+    key = next(k for k in link if k.endswith(("_tab", "_view")))
+    at = app(timeout=120)
+    at.switch_page(page)
+    at.query_params.update({**link, key: "No such tab"})
+    at.run()
+    assert drawn_tab(at) == at.tabs[0].label
+    assert any("link asked for" in w.value and "No such tab" in w.value for w in at.warning), \
+        [w.value for w in at.warning]
 
 
 def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():

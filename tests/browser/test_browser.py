@@ -1,4 +1,6 @@
 """The real app in a real browser: Debian's chromium driven by Playwright against `streamlit run`."""
+import re
+
 import pytest
 
 from conftest import ARTIFACTS
@@ -42,6 +44,7 @@ def test_discover_asia_in_browser(streamlit_server, browser):
     expect(frame.locator("#mynetwork canvas")).to_be_attached(timeout=30_000)
     n_nodes = frame.locator("#mynetwork").evaluate("el => network.body.data.nodes.length")
     assert n_nodes == 8
+    expect(page).to_have_url(re.compile(r"discover_tab=Interactive\+view"))  # a reload or a shared link opens it
     assert not external, f"requests left the machine: {external[:5]}"
     ctx.close()
 
