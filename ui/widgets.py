@@ -73,6 +73,8 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
                f"{panel}:has([data-testid='stPlotlyChart']):not(:has(.main-svg))", f"{running} [role='tabpanel']")
     st.html("<style>" + " ".join(f"{w} {{ min-height: 100vh; }}" for w in waiting) + " "  # one rule each: a
             # selector the browser cannot read drops only its own rule
+            f".st-key-{key} [role='tablist'] {{ flex-wrap: wrap; }} "  # every tab in view: Learn's eleven, a
+            # deep link's tab, a narrow window's last tabs (a tab bar scrolled sideways hid them behind an arrow)
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
             f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
     from contextlib import nullcontext

@@ -296,6 +296,12 @@ def test_every_page_at_presentation_size(streamlit_server, browser, path):
     page.wait_for_timeout(300)
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator("h1").count() >= 1
+    # every tab is in view, none behind the tab bar's sideways scroll (Learn has eleven lessons)
+    hidden = page.locator("[role='tablist']").evaluate_all("""lists => lists.flatMap(l => {
+        const box = l.getBoundingClientRect();
+        return [...l.querySelectorAll("[role='tab']")].filter(t => t.getBoundingClientRect().right > box.right + 1)
+            .map(t => t.innerText); })""")
+    assert not hidden, f"tabs out of view: {hidden}"
     out = ARTIFACTS / "pages"
     out.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(out / f"{path or 'discover'}.png"))
