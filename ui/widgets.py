@@ -64,7 +64,7 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
     for k in keep:
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
-    _open_across_tab_sets(key, tuple(draws))
+    names_changed = _open_across_tab_sets(key, tuple(draws))
     running = f"[data-test-script-state='running'] .st-key-{key}"
     # a click empties the panel at once, before the rerun starts, and a chart is drawn after the run ends: a panel
     # that is empty, or whose chart has no figure yet, holds the height too
@@ -81,19 +81,35 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
 
     from ui.common import checked_url_settings
 
-    with checked_url_settings() if check_link else nullcontext():
+    # a tab in the address that the page's own new set of tabs lacks was not a link's doing
+    with checked_url_settings() if check_link and not names_changed else nullcontext():
         tabs = st.tabs(list(draws), key=key, on_change="rerun", bind="query-params", **tabs_kwargs)
-    for tab, draw in zip(tabs, draws.values()):
+    for tab, (name, draw) in zip(tabs, draws.items()):
         if tab.open:
+            st.session_state[f"_{key}_open"] = name
             with tab:
                 draw()
 
 
-def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> None:
-    """Keep tabs ``key`` (now named ``labels``) on the tab open before when their names change and the new names
-    have it. Streamlit makes new tabs when their names change, which open their first (or ``default``) tab; a value
-    set in the session state before they are drawn is the one they open instead."""
-    named = f"_{key}_labels"
-    if st.session_state.get(named, labels) != labels and st.session_state.get(key) in labels:
-        st.session_state[key] = st.session_state[key]
+def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> bool:
+    """Keep tabs ``key`` (now named ``labels``) on the tab drawn last if their names changed since and the new names
+    have it, else on their first.
+
+    Streamlit makes new tabs when their names change, which open their first (or ``default``) tab; a value set in
+    the session state before they are drawn is the one they open instead. New tabs do not write that value into the
+    address, so it is set once more on the next run, when they are no longer new: Streamlit then puts the open tab
+    in the address, or takes the old one out. Returns true on both runs: what the address loses then is the page's
+    doing, not a link's."""
+    named, drawn, again = f"_{key}_labels", f"_{key}_open", f"_{key}_set_again"
+    before = st.session_state.get(named)
     st.session_state[named] = labels
+    if before is not None and before != labels:
+        was_open = st.session_state.get(drawn)
+        st.session_state[key] = was_open if was_open in labels else labels[0]
+        st.session_state[again] = True
+        return True
+    if st.session_state.pop(again, False):
+        if key in st.session_state:
+            st.session_state[key] = st.session_state[key]
+        return True
+    return False

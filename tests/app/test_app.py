@@ -192,6 +192,15 @@ def test_the_open_tab_stays_open_when_another_algorithm_brings_other_tabs():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs][:2] == ["Privacy ledger", "Noise vs threshold"]
     assert drawn_tab(at) == "CI-test log"
+    at.session_state["discover_tab"] = "Noise vs threshold"
+    at.query_params["discover_tab"] = "Noise vs threshold"  # as a click writes it in the address
+    at.run()
+    assert drawn_tab(at) == "Noise vs threshold"
+    at.sidebar.selectbox(key="algo").set_value("pc").run()  # PC has no such tab: its first opens, and the
+    assert drawn_tab(at) == "CI tests per order"  # address losing the tab is not reported as a refused link
+    assert not any("link asked for" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.sidebar.selectbox(key="algo").set_value("priv-pc").run()
+    assert drawn_tab(at) == "CI tests per order"  # the tab open last, not the one left two runs before
 
 
 @pytest.mark.parametrize("page, link, tab", [
