@@ -6,9 +6,12 @@ about presentation — the label, a longer teaching help text, a tighter range t
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from cgdcore.algorithms import PARAMS
+from ui.common import checked_url_settings
 
 URL = {"bind": "query-params"}
 
@@ -77,10 +80,6 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
             # deep link's tab, a narrow window's last tabs (a tab bar scrolled sideways hid them behind an arrow)
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
             f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
-    from contextlib import nullcontext
-
-    from ui.common import checked_url_settings
-
     # a tab in the address that the page's own new set of tabs lacks was not a link's doing
     with checked_url_settings() if check_link and not names_changed else nullcontext():
         tabs = st.tabs(list(draws), key=key, on_change="rerun", bind="query-params", **tabs_kwargs)
