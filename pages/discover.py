@@ -571,4 +571,5 @@ def _data():
 #: cost nothing on the reruns where nobody looks at them
 DRAW_TAB = {"Privacy ledger": _ledger, "Noise vs threshold": _noise, "Interactive view": _interactive,
             "CI tests per order": _per_order, "CI-test log": _test_log, "Edges & downloads": _edges, "Data": _data}
-lazy_tabs({name: DRAW_TAB[name] for name in tab_names}, key="discover_tab", keep=("only_flipped", "log_removed"))
+lazy_tabs({name: DRAW_TAB[name] for name in tab_names}, key="discover_tab",
+          keep={"only_flipped": False, "log_removed": False})

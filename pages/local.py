@@ -162,7 +162,7 @@ def _discovery():
         st.info("Geo Comb at a fixed P has an ε_x that depends on the whole record, so no per-column channel exists "
                 "to invert: only the naive pipeline runs. Choose ε instead of P, or Geo C-wise.",
                 icon=":material/info:")
-    go_on = st.toggle("Run discovery", value=True, key="lrun")
+    go_on = st.toggle("Run discovery", key="lrun")  # on at first (lazy_tabs below)
     if go_on:
         _order_notes: list = []
         mo = cap_max_order(int(max_order), clean.d, _order_notes)
@@ -231,10 +231,10 @@ def _curve():
     st.markdown("SHD and skeleton F1 of PC against the truth for **every mechanism** at the paper's privacy levels, "
                 "over several privatisation seeds: the paper's comparison (naive, solid) and ours (de-biased, dashed).")
     cc = st.columns(3)
-    reps = int(cc[0].number_input("Seeds", min_value=1, max_value=20, value=3, key="lreps"))
+    reps = int(cc[0].number_input("Seeds", min_value=1, max_value=20, key="lreps"))  # 3 at first (lazy_tabs)
     metric = cc[1].radio("Metric", ["skeleton_f1", "shd"], horizontal=True, key="lmetric",
                          format_func=lambda m: {"skeleton_f1": "skeleton F1", "shd": "SHD"}[m])
-    with_deb = cc[2].toggle("Include de-biased", value=True, key="lcurve_deb")
+    with_deb = cc[2].toggle("Include de-biased", key="lcurve_deb")  # on at first (lazy_tabs)
     if st.button("Run the comparison", key="lcurve_go", type="primary"):
         from cgdcore.local.compare import utility_curve
 
@@ -285,4 +285,5 @@ def _oracles():
 #: only the open tab is drawn (ui.widgets.lazy_tabs): PC's three runs wait for the Discovery tab
 TABS = {"Channel": _channel, "Rows": _rows, "Marginals": _marginals, "Discovery": _discovery,
         "Privacy–utility curve": _curve, "Frequency oracles": _oracles}
-lazy_tabs(TABS, key="local_tab", keep=("lcol", "lrun", "lreps", "lmetric", "lcurve_deb", "lfcol"))
+lazy_tabs(TABS, key="local_tab", keep={"lcol": None, "lrun": True, "lreps": 3, "lmetric": None, "lcurve_deb": True,
+                                       "lfcol": None})

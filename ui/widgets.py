@@ -39,7 +39,7 @@ def option_input(key: str, *, widget_key: str, label: str, help: str | None = No
                                  step=float(step or 0.01), format="%g", key=widget_key, help=text, **URL))
 
 
-def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: bool = True, **tabs_kwargs) -> None:
+def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool = True, **tabs_kwargs) -> None:
     """Tabs named by ``draws``' keys, of which only the open one is drawn, by calling its function (Streamlit's
     ``on_change="rerun"``): opening a tab reruns the page, and each tab's content is built on the run that shows it,
     so the closed tabs' tables, charts and pages cost the server and the browser nothing. ``tabs_kwargs`` go to
@@ -53,9 +53,11 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
     The open tab stays open when the set of tabs changes (Discover's algorithm switched from PC to Priv-PC adds two
     tabs) if the new set has it: see :func:`_open_across_tab_sets`.
 
-    ``keep``: the keys of widgets inside the tabs. Streamlit forgets a widget's value on a run that does not draw
-    it, so a toggle would be off again when its tab reopens; saving the value in each run keeps it (Streamlit's
-    documented idiom for widgets that are not always drawn).
+    ``keep``: the widgets inside the tabs, key → starting value (``None``: the widget's own first option). Streamlit
+    forgets a widget's value on a run that does not draw it, so a toggle would be off again when its tab reopens;
+    saving the value in each run keeps it (Streamlit's documented idiom for widgets that are not always drawn). The
+    starting value is set here, so the widget itself is drawn without one: a widget given both a value of its own
+    and one set through the session state makes Streamlit log a warning.
 
     While the page's script runs (a tab opening included), two rules hold (checked in the browser:
     tests/browser/test_browser.py and test_leaving.py):
@@ -64,9 +66,11 @@ def lazy_tabs(draws: dict, key: str, keep: tuple[str, ...] = (), check_link: boo
       not shrink meanwhile and the browser does not move the tab bar the user just clicked;
     - the tabs are dimmed and take no click: the tabs of the previous result stay on screen while a new result
       computes, and a click there would rerun the page and start that computation again from the beginning."""
-    for k in keep:
+    for k, start in (keep or {}).items():
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
+        elif start is not None:
+            st.session_state[k] = start
     names_changed = _open_across_tab_sets(key, tuple(draws))
     running = f"[data-test-script-state='running'] .st-key-{key}"
     # a click empties the panel at once, before the rerun starts, and a chart is drawn after the run ends: a panel

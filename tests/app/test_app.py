@@ -950,3 +950,37 @@ def test_a_private_run_no_better_than_linking_every_pair_says_so():
     at.run()
     assert at.session_state["discovery"].metrics["skeleton_f1"] > 0.6
     assert not [w.value for w in at.warning if "linking every pair of variables" in w.value]
+
+
+def test_widgets_kept_across_tabs_draw_without_a_state_warning():
+    """A widget inside a tab keeps its value while its tab is closed (ui.widgets.lazy_tabs sets it in the session
+    state each run); drawn with a starting value of its own as well, Streamlit logged "The widget with key "lrun"
+    was created with a default value but also had its value set via the Session State API" on the server once the
+    Local page's Discovery tab was drawn twice. The starting values are the same: discovery runs, three seeds."""
+    import logging
+
+    from streamlit.elements.lib import policies
+
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    log = logging.getLogger(policies.__name__)
+    log.addHandler(handler)
+    shown_before, policies._shown_default_value_warning = policies._shown_default_value_warning, False
+    try:
+        at = app(timeout=300)
+        at.switch_page("pages/local.py")
+        at.query_params.update({"lscen": "Asia network (8 binary variables)", "ln": "2000"})
+        at.run()
+        for tab in ("Discovery", "Privacy–utility curve", "Channel", "Discovery", "Privacy–utility curve"):
+            at.session_state["local_tab"] = tab
+            at.run()
+            assert not at.exception, [e.message for e in at.exception]
+        assert at.number_input(key="lreps").value == 3 and at.toggle(key="lcurve_deb").value is True
+        at.session_state["local_tab"] = "Discovery"
+        at.run()
+        assert at.toggle(key="lrun").value is True and any("pipeline" in df.value.columns for df in at.dataframe)
+    finally:
+        log.removeHandler(handler)
+        policies._shown_default_value_warning = shown_before
+    assert not [r.getMessage() for r in records if "default value" in r.getMessage()]
