@@ -64,8 +64,9 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
 
     - the tab panels keep at least a window's height until the new tab is drawn, charts included, so the page does
       not shrink meanwhile and the browser does not move the tab bar the user just clicked;
-    - the tabs are dimmed and take no click: the tabs of the previous result stay on screen while a new result
-      computes, and a click there would rerun the page and start that computation again from the beginning."""
+    - the tabs are dimmed and take no click and no key (← → Home End Enter Space on a focused tab): the tabs of the
+      previous result stay on screen while a new result computes, and opening one there would rerun the page and
+      start that computation again from the beginning."""
     for k, start in (keep or {}).items():
         if k in st.session_state:
             st.session_state[k] = st.session_state[k]
@@ -83,7 +84,11 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
             f".st-key-{key} [role='tablist'] {{ flex-wrap: wrap; }} "  # every tab in view: Learn's eleven, a
             # deep link's tab, a narrow window's last tabs (a tab bar scrolled sideways hid them behind an arrow)
             f"{running} [role='tab'] {{ pointer-events: none; opacity: 0.5; }} "
-            f"{running} [role='tablist'] {{ cursor: progress; }}</style>")
+            f"{running} [role='tablist'] {{ cursor: progress; }} "
+            # an element that runs a script takes its place in the page's column (its gap): this one takes none
+            "[data-testid='stElementContainer']:has(.cgd-tab-keys) { display: none; }</style>"
+            + _QUIET_TAB_KEYS.replace("KEY", key),
+            unsafe_allow_javascript=True)  # our own script, no user text: the key is the page's identifier
     # a tab in the address that the page's own new set of tabs lacks was not a link's doing
     with checked_url_settings() if check_link and not names_changed else nullcontext():
         tabs = st.tabs(list(draws), key=key, on_change="rerun", bind="query-params", **tabs_kwargs)
@@ -92,6 +97,26 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
             st.session_state[f"_{key}_open"] = name
             with tab:
                 draw()
+
+
+#: the keyboard's way to a dimmed tab, closed while the page's script runs: a capturing listener, added once per page,
+#: drops ← → Home End Enter and Space on a tab of these tabs (the tab list moves to and opens a tab on them, which
+#: would rerun the page as a click would; CSS can stop the mouse only)
+_QUIET_TAB_KEYS = """<span class="cgd-tab-keys"></span><script>(() => {
+  const keys = window.cgdQuietTabs = window.cgdQuietTabs || new Set();
+  if (keys.has("KEY")) return;
+  keys.add("KEY");
+  if (keys.size > 1) return;
+  const moving = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
+  window.addEventListener("keydown", (e) => {
+    if (!moving.has(e.key) || !(e.target instanceof Element)) return;
+    const tab = e.target.closest("[role='tab']");
+    if (!tab || !tab.closest("[data-test-script-state='running']")) return;
+    if (![...keys].some((k) => tab.closest(".st-key-" + k))) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  }, true);
+})();</script>"""
 
 
 def _open_across_tab_sets(key: str, labels: tuple[str, ...]) -> bool:

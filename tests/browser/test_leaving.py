@@ -162,8 +162,9 @@ def test_stop_button_and_closing_the_tab_end_a_run(server, browser):
 
 def test_the_previous_results_tabs_take_no_click_while_a_new_run_computes(server, browser):
     """Discover draws only its open tab (ui.widgets.lazy_tabs), so opening a tab reruns the page. While a new run
-    computes, the previous result's tabs stay on screen; a click there would have restarted the run from the
-    beginning. It now does nothing, and the run ends once; afterwards the tabs open as before."""
+    computes, the previous result's tabs stay on screen; a click there, or the arrow keys on a focused tab, would
+    have restarted the run from the beginning. Both now do nothing, and the run ends once; afterwards the tabs open
+    as before."""
     from playwright.sync_api import expect
 
     url, proc, _ = server
@@ -184,11 +185,15 @@ def test_the_previous_results_tabs_take_no_click_while_a_new_run_computes(server
     tab.scroll_into_view_if_needed()
     box = tab.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # what a user's click does
+    tab.focus()  # the keyboard's way: on a tab, ← → Home End Enter and Space move to a tab and open it
+    for key in ("Home", "End", "ArrowLeft", "ArrowRight", "Enter", " "):  # would end on the last tab, Data
+        page.keyboard.press(key)
     assert app.get_attribute("data-test-script-state") == "running", "the run ended before the click was checked"
     expect(page.get_by_text("1,000,000 rows sampled").first).to_be_visible(timeout=120_000)
     page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").wait_for(state="attached",
                                                                                         timeout=120_000)
-    expect(tab).to_have_attribute("aria-selected", "false")  # the click reached nothing: no rerun opened the tab
+    expect(tab).to_have_attribute("aria-selected", "false")  # the click and keys reached nothing: no rerun opened
+    expect(page.get_by_role("tab", name="CI tests per order")).to_have_attribute("aria-selected", "true")  # a tab
     tab.click()
     expect(page.get_by_role("button", name="Edge list (CSV)")).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
