@@ -202,6 +202,25 @@ def streamlit_server(tmp_path_factory):
         yield url
 
 
+@pytest.fixture(scope="session")
+def unbounded_server(tmp_path_factory):
+    """`streamlit run app.py` without the work ceiling (CGD_MAX_WORK=0) and with heavy runs at the default priority
+    (CGD_HEAVY_NICE=0); yields (base URL, psutil.Process, log file). The "browser-leaving" chain's one server: its
+    leaving tests start runs meant to be long and time their end by the server's CPU, and its other tests (hostile
+    names, isolation) need no ceiling either, so the chain starts one server, not two (~4 s of CPU: start-up and
+    the first drawing of each page).
+
+    Why the default priority: the rest of the suite keeps both cores busy with processes at niceness 0, beside which
+    a run at niceness 10 gets a few percent of a core: after its user left it took over 5 s (once in six full runs)
+    to reach its next checkpoint (one decision over 10^6 rows is ~0.5 s of CPU), and under four busy loops it never
+    even showed as busy. The leaving tests time the cancelling, not the kernel's sharing of a saturated machine."""
+    import psutil
+
+    with running_streamlit(tmp_path_factory.mktemp("unbounded") / "streamlit.log", CGD_MAX_WORK="0",
+                           CGD_HEAVY_NICE="0") as (url, proc, log):
+        yield url, psutil.Process(proc.pid), log
+
+
 class TestBrowser:
     """The launched browser as the tests use it. ``new_context()`` hands out this worker's one reused tab (see
     :class:`ReusedTab`): a page loaded again in the same tab keeps its compiled scripts, where a new context compiles

@@ -110,9 +110,10 @@ def dot_strings(text):
     return [re.sub(r'\\(["\\])', r"\1", s) for s in re.findall(r'"((?:[^"\\]|\\.)*)"', text)]
 
 
-def test_hostile_column_names_stay_text_everywhere(streamlit_server, browser, tmp_path):
+def test_hostile_column_names_stay_text_everywhere(unbounded_server, browser, tmp_path):
     from playwright.sync_api import expect
 
+    streamlit_server = unbounded_server[0]  # the chain's one server (tests/conftest.py)
     ctx = browser.new_context(fresh=True, viewport={"width": 1500, "height": 1800}, accept_downloads=True)
     page = ctx.new_page()
     dialogs = []

@@ -47,13 +47,14 @@ def assert_shows_only(page, own, other):
     assert page.locator(ERRORS).count() == 0
 
 
-def test_uploads_are_private_to_their_session(streamlit_server, browser, tmp_path):
+def test_uploads_are_private_to_their_session(unbounded_server, browser, tmp_path):
     # A shared store for uploads (a process-wide cache or registry not keyed by session) would hand B the
     # secret_* graph or list A's file here, and the content/option assertions below would fail.
     from playwright.sync_api import expect
 
     from cgdcore.data import list_datasets
 
+    streamlit_server = unbounded_server[0]  # the chain's one server (tests/conftest.py)
     a_csv = write_codes(tmp_path / "alice_private.csv", A_COLS)
     b_csv = write_codes(tmp_path / "bob_own.csv", B_COLS)
     ctx_a = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600})

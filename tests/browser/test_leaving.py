@@ -5,8 +5,6 @@ import time
 
 import pytest
 
-from conftest import running_streamlit
-
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-leaving")]  # tests/conftest.py
 
 #: (page, link with the run's settings, button that starts the run or None when the page runs on load, tab to open
@@ -34,20 +32,11 @@ BUSY, IDLE = 0.12, 0.06
 WINDOW = 0.5  # seconds per CPU sample
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`streamlit run app.py` without the work ceiling (these runs are meant to be long); yields (url, process).
-
-    Its heavy runs keep the default priority (CGD_HEAVY_NICE=0): the rest of the suite keeps both cores busy with
-    processes at niceness 0, beside which a run at niceness 10 gets a few percent of a core: after its user left it
-    took over 5 s (once in six full runs) to reach its next checkpoint (one decision over 10^6 rows is ~0.5 s of
-    CPU), and under four busy loops it never even showed as busy. This test times the cancelling, not the kernel's
-    sharing of a saturated machine with other programs."""
-    import psutil
-
-    with running_streamlit(tmp_path_factory.mktemp("cancel") / "streamlit.log", CGD_MAX_WORK="0",
-                           CGD_HEAVY_NICE="0") as (url, proc, log):
-        yield url, psutil.Process(proc.pid), log
+@pytest.fixture
+def server(unbounded_server):
+    """The chain's server without the work ceiling, as these runs are meant to be long (tests/conftest.py): (url,
+    psutil.Process, log file)."""
+    return unbounded_server
 
 
 def _cpu_seconds(proc) -> float:
