@@ -63,8 +63,9 @@ _MARKDOWN_SYNTAX = set("\\`*_{}[]()<>#+-.!|$~:=&")
 def markdown_literal(text: Any) -> str:
     """``text`` shown as typed in Markdown (Streamlit's captions, messages and labels): every ASCII punctuation
     character that could start emphasis, a link, a heading, a table, HTML or LaTeX ($…$) is backslash-escaped, which
-    CommonMark defines for exactly these characters; line breaks become spaces. (A bare web address still shows as
-    a link to itself: GitHub's Markdown links it after reading the escapes.)"""
+    CommonMark defines for exactly these characters; line breaks become spaces. A bare web or e-mail address, which
+    GitHub's Markdown (Streamlit's) links after reading the escapes, gets an invisible word joiner (U+2060) after
+    its ``http``, ``https``, ``ftp`` or ``www`` and after its ``@``: it shows as typed, and is not a link."""
     out = []
     for ch in str(text):
         if ch in "\r\n":
@@ -73,4 +74,11 @@ def markdown_literal(text: Any) -> str:
             out.append("\\" + ch)
         else:
             out.append(ch)
-    return "".join(out)
+    return _AUTOLINK_START.sub("\\g<0>" + WORD_JOINER, "".join(out))
+
+
+#: an invisible character that joins what it stands between (no break, no space): GitHub's Markdown autolinks
+#: (``http://``, ``https://``, ``ftp://``, ``www.``, ``name@host.tld``) do not match across it
+WORD_JOINER = "\u2060"
+#: where an autolink of GitHub's Markdown would start or continue (the ':' and '.' after it already escaped)
+_AUTOLINK_START = re.compile(r"(?i)(?:https?|ftp|www)(?=\\[:.])|@")
