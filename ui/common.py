@@ -308,6 +308,10 @@ def url_accepts_names(key: str, options, format_func) -> None:
         st.session_state[key] = values[0]
 
 
+#: session-state key of the link settings a run has already named as refused (app.py empties it before each run)
+SAID_THIS_RUN = "_link_settings_said"
+
+
 @contextmanager
 def checked_url_settings(changed_by_page=(), labels=None):
     """Around a page's widgets: say which settings in the link were refused instead of dropping them silently.
@@ -318,14 +322,16 @@ def checked_url_settings(changed_by_page=(), labels=None):
     widgets ran, is gone or changed after, and does not match the widget's value was refused; so was every value but
     one of a setting the link gives more than once (``?n=2000&n=3000``). Keys in
     ``changed_by_page`` were changed on purpose this run (a preset filled them in) and are not checked; ``labels``
-    maps a widget's key to its ``format_func``, so the message names the value used as the widget shows it.
+    maps a widget's key to its ``format_func``, so the message names the value used as the widget shows it. A
+    setting is named once per run, by the first block that finds it refused.
     """
     before = {k: st.query_params.get_all(k) for k in st.query_params}
     slot = st.empty()  # the warning goes where the settings begin, not below whatever the widgets' block drew
     yield
     refused = []
+    said = st.session_state.setdefault(SAID_THIS_RUN, set())  # a page's later blocks (its tabs) see the same link
     for k, raw in before.items():
-        if k in changed_by_page or k not in st.session_state:
+        if k in changed_by_page or k not in st.session_state or k in said:
             continue
         value = st.session_state[k]
         repeated = len(raw) > 1 and not isinstance(value, (list, tuple))  # ?n=2000&n=3000: one of them is used
@@ -334,6 +340,7 @@ def checked_url_settings(changed_by_page=(), labels=None):
         if not _same_setting(raw, value):
             shown = labels[k](value) if labels and k in labels else _show(value)
             refused.append(f"{code_span(k + '=' + ','.join(raw))} (using {markdown_literal(shown) or 'none'})")
+            said.add(k)
     if refused:
         slot.warning("The link asked for settings that are out of range, not among the choices or given more than "
                      "once, so they were ignored: " + "; ".join(refused) + ". Change them with the page's controls.",

@@ -503,6 +503,18 @@ def test_app_a_setting_given_twice_in_a_link_is_said(monkeypatch):
     assert any(f"`n=2000,3000` (using {used})" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
+def test_app_a_refused_setting_is_said_once_though_the_tabs_check_the_link_again():
+    """Discover checks the link around its sidebar and again around its tabs (ui.widgets.lazy_tabs): a setting
+    given twice was named in two identical warnings."""
+    at = app()
+    at.query_params.update({"ds": "asia", "n": ["2000", "3000"], "discover_tab": ["Data", "CI-test log"]})
+    at.run()
+    no_exception(at)
+    said = [w.value for w in at.warning if "ignored" in w.value]
+    assert len(said) == 2 and sum("`n=2000,3000`" in w for w in said) == 1, said  # the sidebar's and the tabs'
+    assert sum("`discover_tab=Data,CI-test log`" in w for w in said) == 1, said
+
+
 @pytest.mark.parametrize("page,params,unused", [
     ("pages/discover.py", {"n": "2000", "eps": "0.5", "epsilon": "1"}, ["`eps=0.5`", "`epsilon=1`"]),  # PC: no ε
     ("pages/discover.py", {"n": "2000", "algo": "laplace-pc", "eps": "0.5"}, []),
