@@ -122,11 +122,19 @@ def test_hostile_column_names_stay_text_everywhere(unbounded_server, browser, tm
     from playwright.sync_api import expect
 
     streamlit_server = unbounded_server[0]  # the chain's one server (tests/conftest.py)
-    ctx = browser.new_context(fresh=True, viewport={"width": 1500, "height": 1800}, accept_downloads=True)
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1800})  # the worker's reused tab (downloads on)
     page = ctx.new_page()
     dialogs = []
-    ctx.on("page", lambda p: p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss())))
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def on_dialog(d):
+        dialogs.append(d.message)
+        d.dismiss()
+
+    def on_popup(p):
+        p.on("dialog", on_dialog)
+
+    page.context.on("page", on_popup)  # a window a name's script opened
+    page.on("dialog", on_dialog)
     page.goto(streamlit_server + "/?src=Upload+a+CSV&maxord=1", wait_until="domcontentloaded")
     expect(page.get_by_text("Upload a CSV file in the sidebar to start")).to_be_visible(timeout=60_000)
     page.locator(FILE_INPUT).set_input_files(str(write_hostile_csv(tmp_path / f"{FILE_STEM}.csv")))
@@ -236,8 +244,8 @@ def test_hostile_column_names_stay_text_everywhere(unbounded_server, browser, tm
                for line in dot.splitlines())
     html = download(page, "Graph figure (HTML)")
     assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
-    figure = ctx.new_page()
-    figure.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    figure = page.context.new_page()
+    figure.on("dialog", on_dialog)
     path = tmp_path / "graph.html"
     path.write_text(html, encoding="utf-8")
     figure.goto(path.as_uri())
@@ -247,4 +255,7 @@ def test_hostile_column_names_stay_text_everywhere(unbounded_server, browser, tm
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.get_by_role("tab", name="Interactive view").click()
     page.screenshot(path=str(ARTIFACTS / "hostile_names.png"), full_page=True)
+    figure.close()
+    page.context.remove_listener("page", on_popup)
+    page.remove_listener("dialog", on_dialog)
     ctx.close()

@@ -57,7 +57,8 @@ def test_uploads_are_private_to_their_session(unbounded_server, browser, tmp_pat
     streamlit_server = unbounded_server[0]  # the chain's one server (tests/conftest.py)
     a_csv = write_codes(tmp_path / "alice_private.csv", A_COLS)
     b_csv = write_codes(tmp_path / "bob_own.csv", B_COLS)
-    ctx_a = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600})
+    # two users: A in the worker's reused tab, B in a browser context of its own (cookies, storage and cache apart)
+    ctx_a = browser.new_context(viewport={"width": 1400, "height": 1600})
     ctx_b = browser.new_context(fresh=True, viewport={"width": 1400, "height": 1600}, accept_downloads=True)
     a, b = ctx_a.new_page(), ctx_b.new_page()
     try:
