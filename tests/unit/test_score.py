@@ -114,6 +114,27 @@ def test_covariance_gradient_equals_data_gradient():
     assert abs(lc - ld) < 1e-10 and np.max(np.abs(gc - gd)) < 1e-10
 
 
+def test_clipped_gradient_is_the_mean_of_the_clipped_per_row_gradients():
+    """The definition, entry by entry (every row's d × d gradient clipped, then averaged), against
+    clipped_gradient, which sums the columns no entry of which can reach the clip as a matrix product: on
+    inputs where no column, some columns and every column are clipped, and over chunks of rows."""
+    rng = np.random.default_rng(7)
+    kinds = set()
+    for _ in range(400):
+        n, d = int(rng.integers(1, 40)), int(rng.integers(1, 7))
+        X = rng.uniform(-1, 1, (n, d)) * rng.choice([0.2, 1.0, 4.0])
+        W = rng.normal(0, rng.choice([0.01, 0.5, 2.0]), (d, d))
+        clip = float(rng.choice([1e-3, 0.3, 1.0, 2.0, 1e9]))
+        per = np.clip(-X[:, :, None] * (X - X @ W)[:, None, :], -clip, clip)
+        want = per.mean(axis=0)
+        np.fill_diagonal(want, 0.0)
+        bound = np.abs(X).max() * np.abs(X - X @ W).max(axis=0) > clip
+        kinds.add("none" if not bound.any() else "all" if bound.all() else "some")
+        got = clipped_gradient(X, W, clip, chunk=int(rng.integers(1, 45)))
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-14), (n, d, clip)
+    assert kinds == {"none", "some", "all"}
+
+
 def test_per_sample_clipping_bounds_every_contribution():
     rng = np.random.default_rng(1)
     X = rng.standard_cauchy(size=(300, 5)) * 50  # heavy tails: unclipped gradients are huge
