@@ -8,6 +8,7 @@ import pandas  # noqa: F401
 import streamlit as st
 
 from ui.common import SAID_THIS_RUN, say_unused_link_settings
+from ui.history import keep_settings_in_history
 from ui.priority import drawing
 from ui.stopping import stop_when_user_leaves
 
@@ -28,6 +29,7 @@ pages = [
 # leaving a page, rerunning it or Stop ends its long runs (ui/stopping.py); heavy runs pause while this script run
 # draws a page (ui/priority.py)
 link = {k: st.query_params.get_all(k) for k in st.query_params}  # the settings the page opens with
+keep_settings_in_history()  # Back returns to a page with its settings (ui/history.py)
 unused_slot = st.empty()  # above the page: a setting the page did not use is named there once it has run
 st.session_state[SAID_THIS_RUN] = set()  # a refused setting is named once per run (ui.common.checked_url_settings)
 with stop_when_user_leaves(), drawing():

@@ -94,6 +94,35 @@ def test_manual_mode_runs_only_on_click(streamlit_server, browser):
     ctx.close()
 
 
+def test_back_returns_to_a_page_with_its_settings(streamlit_server, browser):
+    """Back after leaving a page through the sidebar opens it with the settings of its link (ui/history.py): the
+    address of the page left keeps them, and the page reads them. Three rounds, two pages: the entry without the
+    settings appeared on about half of the page changes."""
+    from playwright.sync_api import expect
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    nav = page.locator("[data-testid='stSidebarNavLink']")
+    for start, settings, other, heading, shown in (
+            ("/", "?ds=cancer&n=3000", "Datasets", "Datasets",
+             page.locator("[data-testid='stMetric']").filter(has_text="Dataset").filter(has_text="cancer")),
+            ("/score", "?sds=sachs&sn=1000", "Learn", "Learn",
+             page.locator("code").filter(has_text="--dataset sachs --n 1000"))):  # the command of the run
+        page.goto(streamlit_server + start + settings, wait_until="domcontentloaded")
+        wait_idle(page, 120_000)
+        for _ in range(3):
+            expect(shown.first).to_be_visible(timeout=60_000)
+            nav.filter(has_text=other).click()
+            expect(page.get_by_role("heading", name=heading).first).to_be_visible(timeout=30_000)
+            wait_idle(page)
+            page.go_back()
+            expect(page).to_have_url(streamlit_server + start + settings, timeout=30_000)
+            wait_idle(page)
+        expect(shown.first).to_be_visible(timeout=60_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    ctx.close()
+
+
 def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser):
     from playwright.sync_api import expect
 
