@@ -24,7 +24,8 @@ SCRIPT = """<span class="cgd-history"></span><script>(() => {
   let leaving = null;  // {from, at}: a click on a link to another page of this app
   document.addEventListener("click", (e) => {
     const a = e.target instanceof Element ? e.target.closest("a[href]") : null;
-    if (a && a.origin === location.origin && a.pathname !== location.pathname)
+    if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey || a.target === "_blank") return;
+    if (a.origin === location.origin && a.pathname !== location.pathname)  // this tab goes to another page
       leaving = {from: location.pathname, at: performance.now()};
   }, true);
   const push = history.pushState.bind(history);
