@@ -168,11 +168,17 @@ def noise_near_threshold():
     c1.metric("p-value sensitivity Δ", f"{sens:.2e}")
     c1.metric("Laplace scale Δ/ε", f"{scale:.2e}")
     st.latex(r"\tilde p = p + \mathrm{Lap}(\Delta/\epsilon),\qquad P(\text{flip}) = \tfrac12\, e^{-|p-\alpha|\,\epsilon/\Delta}")
-    st.caption("Only tests whose p-value lies within a few Δ/ε of the threshold can flip; with n = 100,000 rows "
-               "Kendall's τ has a small sensitivity, so ε = 1 *per test* flips few decisions. But a run makes "
-               "hundreds of tests: a *total* ε = 1 split over them leaves ε ≈ 0.003 per test, and then most "
-               "decisions near the threshold are coin flips. The Discover page's 'Noise vs threshold' view shows "
-               "every test of a real private run with its flips circled.")
+    zone = scale * math.log(5)  # P(flip) > 10 % exactly when |p − α| < (Δ/ε)·ln 5
+    share = min(0.05 + zone, 1.0) - max(0.05 - zone, 0.0)  # of uniform p-values (independent pairs)
+    split = 1.0 / 300  # a total ε = 1 over a run's few hundred tests
+    st.caption(f"Only tests whose p-value lies within a few Δ/ε of the threshold can flip. Here (n = {n:,} rows, "
+               f"ε = {eps:g} *per test*) a decision flips with probability above 10 % only when p lies within "
+               f"{zone:.2g} of α = 0.05: that is {share:.0%} of the tests of independent pairs, whose p-values are "
+               f"uniform, and a clear dependence (p ≈ 0) flips with probability "
+               f"{teach.flip_probability(0.0, 0.05, scale):.2g}. But a run makes hundreds of tests: a *total* "
+               f"ε = 1 split over 300 of them leaves ε ≈ {split:.3f} per test, and then even a clear dependence "
+               f"flips with probability {teach.flip_probability(0.0, 0.05, sens / split):.2f}. The Discover page's "
+               "'Noise vs threshold' view shows every test of a real private run with its flips circled.")
 
 
 def budget_per_order():

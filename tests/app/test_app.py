@@ -675,6 +675,32 @@ def test_tradeoff_chart_settings_in_a_link_are_taken_by_name_or_label_and_a_bad_
     assert at.selectbox(key="tometric").value == "shd"
 
 
+def test_learn_noise_lesson_caption_follows_its_sliders():
+    """Lesson 4's caption states the flip zone and probabilities of the sliders' n and ε (it once described n =
+    100,000 and ε = 1 whatever the sliders said: "few decisions" flip, where at 1,000 rows a third of the clear
+    dependences do)."""
+    import math
+
+    from cgdcore.citests import KENDALL_PUBLIC_C, p_sensitivity
+
+    at = app()
+    at.switch_page("pages/learn.py")
+    at.session_state["lesson"] = "4 · Noise near the threshold"
+    at.run()
+    for n, eps in ((100_000, 1.0), (1000, 1.0), (1_000_000, 0.05)):
+        at.select_slider(key="lfn").set_value(n)
+        at.slider(key="lfe").set_value(eps).run()
+        assert not at.exception, [e.message for e in at.exception]
+        sens = p_sensitivity(KENDALL_PUBLIC_C / math.sqrt(n), "one")
+        zone = sens / eps * math.log(5)
+        caption = next(c.value for c in at.caption if "Only tests whose p-value" in c.value)
+        assert f"n = {n:,} rows, ε = {eps:g} *per test*" in caption, caption
+        assert f"within {zone:.2g} of α = 0.05" in caption, caption
+        assert f"that is {min(0.05 + zone, 1) - max(0.05 - zone, 0):.0%} of the tests" in caption, caption
+        assert f"flips with probability {0.5 * math.exp(-0.05 * eps / sens):.2g}." in caption, caption
+        assert f"flips with probability {0.5 * math.exp(-0.05 / 300 / sens):.2f}." in caption, caption
+
+
 def test_learn_page_examples_run_and_respond():
     at = app(timeout=180)
     at.switch_page("pages/learn.py")
