@@ -77,9 +77,14 @@ def every_pair_f1(truth) -> float:
 
 
 def against_every_pair(f1: float, truth) -> str | None:
-    """How a skeleton F1 compares with :func:`every_pair_f1` (as printed, two decimals): "worse than" whenever it is
-    lower, "no better than" when level or at most 0.02 higher, else None."""
-    trivial = round(every_pair_f1(truth), 2)
+    """How a skeleton F1 compares with :func:`every_pair_f1` of ``truth``: see :func:`against_every_pair_f1`."""
+    return against_every_pair_f1(f1, every_pair_f1(truth))
+
+
+def against_every_pair_f1(f1: float, every_pair: float) -> str | None:
+    """How a skeleton F1 compares with the every-pair F1 ``every_pair`` (both as printed, two decimals): "worse than"
+    whenever it is lower, "no better than" when level or at most 0.02 higher, else None (NaN: None)."""
+    trivial = round(every_pair, 2)
     f1 = round(float(f1), 2)
     if f1 < trivial:
         return "worse than"

@@ -166,9 +166,8 @@ else:
 
     summary = outcome.extra["summary"].assign(algorithm=lambda f: f["algorithm"].map(CURVE_NAMES),
                                               dataset=lambda f: f["dataset"].str.capitalize())
-    fig = curves_figure(summary, "skeleton_f1", "total ε (log scale)")
-    fig.add_hline(y=outcome.extra["every_pair"], line=dict(color="#777777", dash="dash", width=2),
-                  annotation_text="every pair linked (no information)", annotation_position="bottom left")
+    fig = curves_figure(summary, "skeleton_f1", "total ε (log scale)",
+                        every_pair={ds: outcome.extra["every_pair"] for ds in summary["dataset"]})
     size = 20 if present else 14
     fig.update_layout(height=560 if present else 460, font=dict(size=size), legend=dict(font=dict(size=size)))
     fig.update_xaxes(tickfont_size=size, title_font_size=size)

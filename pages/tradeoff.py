@@ -248,6 +248,17 @@ paper = paper_points(spec)
 single_eps = len(spec.epsilons) == 1
 x_range = (1.0, 100.0) if clip and x_axis != "epsilon" else None
 curve_axes = {"axis_title": X_AXIS_NAMES[x_axis], "x_range": x_range}  # the short name under each panel
+
+
+def _every_pair() -> dict[str, float]:
+    """Each dataset's skeleton F1 of linking every pair, the baseline a private point is read against."""
+    from cgdcore.data.registry import load_network
+    from cgdcore.metrics import every_pair_f1
+
+    return {ds: every_pair_f1(load_network(ds).adjacency()) for ds in spec.datasets}
+
+
+every_pair = _every_pair()
 no_guarantee = (sorted(set(table.loc[table["error"].isna() & (table["guarantee"] == 0), "algorithm"]))
                 if "guarantee" in table.columns else [])
 if x_axis == "epsilon_total" and no_guarantee:
@@ -262,17 +273,33 @@ if x_axis == "eps_paper" and summary["x"].isna().all():
 
 
 def _utility_figure():
-    """The chosen utility metric against the chosen ε (bars when the sweep has one ε)."""
+    """The chosen utility metric against the chosen ε (bars when the sweep has one ε), with linking every pair."""
     if single_eps:
-        return vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}")
-    return vs.curves_figure(summary, metric, x_label, **curve_axes)
+        return vs.bars_figure(summary, metric, title=f"{vs.METRICS[metric]} at ε = {spec.epsilons[0]:g}",
+                              every_pair=every_pair)
+    return vs.curves_figure(summary, metric, x_label, **curve_axes, every_pair=every_pair)
+
+
+def _learned_nothing() -> str:
+    """How many private points score no better than linking every pair (the figure's grey dashed line)."""
+    from cgdcore.metrics import against_every_pair_f1
+
+    private = summary[summary["epsilon_kind"] != "none"]
+    nothing = sum(against_every_pair_f1(f1, every_pair[ds]) is not None
+                  for ds, f1 in zip(private["dataset"], private["skeleton_f1_mean"]) if ds in every_pair)
+    line, where = ("Grey dash", "bars reach no higher") if single_eps else ("Grey dashed line", "points lie no higher")
+    return (f"{line}: the skeleton F1 of linking every pair, which uses no information. {nothing} of "
+            f"{len(private)} private {where} than 0.02 above it: they learned nothing. ")
 
 
 def _utility():
-    """Utility against ε, each algorithm a line (the dotted ones non-private)."""
+    """Utility against ε, each algorithm a line (the dotted ones non-private), beside linking every pair."""
     st.plotly_chart(_utility_figure(), width="stretch", key="tofig_u")
     refs = list(dict.fromkeys(summary.loc[summary["epsilon_kind"] == "none", "algorithm"]))  # drawn as dotted lines
     st.caption((f"Dotted lines: non-private references ({', '.join(refs)}). " if refs and not single_eps else "")
+               + ("" if refs else "This sweep has no non-private reference: add pc[ci_test=kendall] to its "
+                  "algorithms to see PC without privacy beside the private ones. ")
+               + (_learned_nothing() if metric == "skeleton_f1" else "")
                + ("Hover a point for its requested ε, "
                   + ("" if x_axis == "epsilon" else f"its {X_AXIS_NAMES[x_axis]}, ")
                   + "its mean ± sd and its number of runs." if not single_eps else

@@ -20,6 +20,8 @@ __all__ = ["METRICS", "style", "curves_figure", "bars_figure"]
 METRICS = {"skeleton_f1": "skeleton F1", "arc_f1": "arc F1 (CPDAG, the papers' metric)", "shd": "SHD (CPDAG)",
            "n_ci_tests": "CI tests per run", "seconds": "seconds per run"}
 _REFERENCE = BLACK  # non-private reference lines: black, dotted
+EVERY_PAIR = "#777777"  # the F1 of linking every pair (no information): grey, dashed
+EVERY_PAIR_TEXT = "every pair linked (no information)"
 _FIXED = {"priv-pc": 0, "svt-pc": 1, "em-pc": 2, "curate": 3, "laplace-pc": 4, "noleaks": 5, "curate-score": 6}
 
 
@@ -43,8 +45,12 @@ _rgba = rgba
 
 def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, float] | None = None,
                   paper: list[dict] | None = None, log_y: bool = False, title: str | None = None,
-                  axis_title: str | None = None):
+                  axis_title: str | None = None, every_pair: dict[str, float] | None = None):
     """``metric`` (mean ± sd band) vs the summary's x, one panel per dataset, log x-axis.
+
+    ``every_pair``: dataset → the skeleton F1 of linking every pair (:func:`cgdcore.metrics.every_pair_f1`), drawn
+    as a grey dashed line in that dataset's panel when ``metric`` is the skeleton F1: a point on or below it learned
+    nothing.
 
     ``x_label`` names the x in the title and the hover; ``axis_title`` (default ``x_label``) is written under each
     panel, where a long label would run into the next panel's.
@@ -113,6 +119,10 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                f"%{{x:.3g}}<br>{METRICS.get(metric, metric)} %{{y:.3f}} ± %{{customdata[1]:.3f}}"
                                "<br>%{customdata[2]} runs<extra></extra>"),
                 row=r, col=c)
+        if metric == "skeleton_f1" and every_pair and ds in every_pair:
+            fig.add_hline(y=every_pair[ds], line={"color": EVERY_PAIR, "dash": "dash", "width": 2}, row=r, col=c,
+                          annotation_text=EVERY_PAIR_TEXT, annotation_position="bottom left",
+                          annotation_font_size=FONT_SIZE)
         for p in paper or []:
             if p["dataset"] != ds or p.get("metric") != metric:
                 continue
@@ -139,8 +149,9 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
 
 
 def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y: bool = False,
-                title: str | None = None):
-    """Grouped bars of ``metric`` (mean ± sd) per dataset and algorithm, paper values beside ours."""
+                title: str | None = None, every_pair: dict[str, float] | None = None):
+    """Grouped bars of ``metric`` (mean ± sd) per dataset and algorithm, paper values beside ours; ``every_pair`` as
+    in :func:`curves_figure`, a grey dash across each dataset's group."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -156,5 +167,11 @@ def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y:
                         marker_color=_rgba(st["color"], 0.35), marker_pattern_shape="/",
                         marker_line={"color": st["color"], "width": 1.5},
                         hovertemplate=f"paper: {algo_label(algo)} on %{{x}}: %{{y:.4g}}<extra></extra>")
+    shown = [ds for ds in dict.fromkeys(summary["dataset"]) if every_pair and ds in every_pair]
+    if metric == "skeleton_f1" and shown:  # over the bars, across each dataset's group
+        fig.add_scatter(x=shown, y=[every_pair[ds] for ds in shown], mode="markers", name=EVERY_PAIR_TEXT,
+                        marker={"symbol": "line-ew-open", "size": 160, "color": EVERY_PAIR,
+                                "line": {"width": 3, "color": EVERY_PAIR}},
+                        hovertemplate=f"{EVERY_PAIR_TEXT} on %{{x}}: %{{y:.3f}}<extra></extra>")
     fig.update_yaxes(title=METRICS.get(metric, metric), type="log" if log_y else "linear")
     return _layout(fig, height=380, barmode="group", title=title or f"{METRICS.get(metric, metric)} per dataset")

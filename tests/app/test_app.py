@@ -545,6 +545,18 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
+    # linking every pair, drawn and counted: a private point at most 0.02 above it learned nothing
+    from cgdcore.data.registry import load_network
+    from cgdcore.metrics import every_pair_f1
+
+    trivial = every_pair_f1(load_network("asia").adjacency())
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(sh.get("line", {}).get("dash") == "dash" and sh["y0"] == pytest.approx(trivial)
+               for sh in spec["layout"]["shapes"])
+    ys = [y for t in spec["data"] if t.get("mode") == "lines+markers" for y in _values(t["y"])]
+    nothing = sum(round(y, 2) <= round(trivial, 2) + 0.02 for y in ys)
+    assert any(f"{nothing} of {len(ys)} private points lie no higher than 0.02 above it" in c.value
+               for c in at.caption), [c.value for c in at.caption]
     assert not at.code  # only the open tab is drawn: the commands are in the table's tab
     at.session_state["tradeoff_tab"] = "Table and downloads"
     at.run()
@@ -566,6 +578,7 @@ def test_tradeoff_leaves_a_run_without_a_guarantee_off_the_guaranteed_axis_and_s
               "toreps": "1", "tojobs": "1"}
     at = _tradeoff(params)
     at.button(key="togo").click().run()
+    assert any("This sweep has no non-private reference: add pc[ci_test=kendall]" in c.value for c in at.caption)
     at.selectbox(key="tox").set_value("epsilon_total").run()
     assert not at.exception, [e.message for e in at.exception]
     assert any("em-pc has no privacy guarantee" in i.value for i in at.info)

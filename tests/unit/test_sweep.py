@@ -323,6 +323,14 @@ def test_figures_draw_bands_references_and_paper_points(small_table):
     assert "<title>T</title>" in html and "<script src=\"http" not in html
     bars = vs.bars_figure(s[s.epsilon_kind != "none"], "n_ci_tests")
     assert bars.layout.barmode == "group"
+    # linking every pair: a dashed line per panel, a dash per group of bars, for the skeleton F1 only
+    ep = {"asia": 0.4}
+    assert [h.y0 for h in vs.curves_figure(s, "skeleton_f1", "x", every_pair=ep).layout.shapes
+            if h.line.dash == "dash"] == [0.4]
+    assert not [h for h in vs.curves_figure(s, "shd", "x", every_pair=ep).layout.shapes if h.line.dash == "dash"]
+    dash = [t for t in vs.bars_figure(s, "skeleton_f1", every_pair=ep).data if t.name == vs.EVERY_PAIR_TEXT]
+    assert len(dash) == 1 and list(dash[0].x) == ["asia"] and list(dash[0].y) == [0.4]
+    assert not [t for t in vs.bars_figure(s, "shd", every_pair=ep).data if t.name == vs.EVERY_PAIR_TEXT]
 
 
 def test_sound_vs_paper_preset_shows_the_p_scale_cost():
