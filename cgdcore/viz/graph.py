@@ -887,6 +887,8 @@ def dag_svg(dag: np.ndarray, names, label: str = "Graph") -> str:
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{_html.escape(label)}" '
            f'width="{width:.0f}" height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+           # a graph wider than the page's column (Andes: 1,081 px) is scaled down to it, not drawn past its edge
+           'style="max-width: 100%; height: auto" '
            f'font-family="{_html.escape(FONT_FAMILY)}" font-size="{FONT_SIZE}">',
            f'<title>{_html.escape(label)}</title>',
            '<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" '

@@ -267,6 +267,8 @@ def _graph_labels(page, n_labels, svg=False):
 def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser):
     """Alarm (37 nodes, 12 in its widest layer) on Discover (plotly) and on Datasets (static SVG): every node label
     is drawn, no two label boxes overlap on screen and all of them lie inside the chart."""
+    from playwright.sync_api import expect
+
     ctx = browser.new_context(viewport={"width": 1500, "height": 1400})
     page = ctx.new_page()
     page.goto(streamlit_server + "/?ds=alarm&n=20000&seed=0", wait_until="domcontentloaded")
@@ -285,6 +287,16 @@ def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser)
     assert page.locator("[data-testid='stException']").count() == 0
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "datasets_alarm.png"))
+    # Andes' graph (1,081 px wide) is scaled into the page's column: it ran past the window's edge
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.locator("[data-testid='stSelectbox']").filter(has_text="Show the true graph of").first.click()
+    page.get_by_role("option", name="andes", exact=True).click()
+    expect(page.locator("svg[role='img']").first).to_have_attribute("aria-label", "True DAG of andes")
+    widths = page.locator("svg[role='img']").first.evaluate(
+        "s => [s.getBoundingClientRect().right, s.closest('[data-testid=stElementContainer]')"
+        ".getBoundingClientRect().right, s.closest('[data-testid=stMain]').scrollWidth, "
+        "s.closest('[data-testid=stMain]').clientWidth]")
+    assert widths[0] <= widths[1] + 1 and widths[2] <= widths[3], widths  # inside its column; no sideways scroll
     ctx.close()
 
 
