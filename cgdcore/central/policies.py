@@ -149,8 +149,8 @@ class _PlannedPolicy(PrivatePolicy):
         if self.scale.kind == "z" and sd > MAX_NOISE_SD:
             self.mechanism = None
             self._stop(f"order {order}'s share of the budget buys noise of s.d. {sd:.3g} on the z scale for its "
-                       f"{t:,} tests (at most {MAX_NOISE_SD:g}): such tests would call almost every pair independent, "
-                       "so the run stopped and kept the untested edges")
+                       f"{t:,} tests, above the largest s.d. the run accepts ({MAX_NOISE_SD:g}): such tests would call "
+                       "almost every pair independent, so the run stopped and kept the untested edges")
             return
         self.line = self.scale.line(self.noise, scale)
         self.plan[-1]["line"] = self.line

@@ -401,3 +401,16 @@ def test_curate_keeps_budget_for_order_one_on_a_large_graph_and_its_f1_rises_wit
         assert plan0["orders"][:2] == [0, 1] and plan0["planned"][1] >= floor * (1 - 1e-9), plan0
         assert any(rel.order == 1 for rel in r.ledger.releases)
     assert f1[3.0] > f1[1.0] + 0.1, f1
+
+
+def test_a_budget_too_small_for_an_order_says_which_bound_it_broke():
+    """Gauss-PC on Sachs at ε = 0.1: order 0's share buys noise of s.d. above the bound, and the reason names the
+    bound as the largest s.d. accepted (it read "for its 55 tests (at most 10)", as if it bounded the tests)."""
+    from cgdcore.central.scale import MAX_NOISE_SD
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+
+    d = discover(load_dataset("sachs", n=10_000, seed=0), algo="gauss-pc", epsilon=0.1, seed=0)
+    reason = d.to_json()["stop_reason"]
+    assert d.result.n_ci_tests == 0
+    assert f"for its 55 tests, above the largest s.d. the run accepts ({MAX_NOISE_SD:g})" in reason, reason
