@@ -583,7 +583,7 @@ def readable(v: float | None) -> str:
         return "0"
     if abs(v) >= 1e6 or abs(v) < 1e-4:
         return f"{v:.3g}"
-    if abs(v) >= 1000:
+    if abs(float(f"{v:.4g}")) >= 1000:  # 999.99999 (a budget used up to rounding) reads 1,000, as 1000 does
         return f"{v:,.0f}"
     return f"{v:.4g}"
 

@@ -465,3 +465,12 @@ def test_lattice_index_and_value_of_one_number_equal_the_array_path():
         assert lat.value(big + 12345) == lat.value(np.array([big + 12345]))[0]
         with pytest.raises(ValueError, match="NaN"):
             lat.index(math.nan)
+
+
+def test_readable_numbers_round_alike_on_either_side_of_a_thousand():
+    """A budget of 1000 used up to rounding (999.99999…) read "1000" beside the guarantee's "1,000"."""
+    from cgdcore.privacy.ledger import readable
+
+    assert readable(1000.0) == readable(999.99999) == readable(1000.00001) == "1,000"
+    assert readable(14_704.2) == "14,704" and readable(999.4) == "999.4" and readable(0.5) == "0.5"
+    assert readable(2.5e6) == "2.5e+06" and readable(5e-5) == "5e-05" and readable(0) == "0" and readable(None) == "—"
