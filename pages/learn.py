@@ -85,8 +85,9 @@ def pc_step_by_step():
                                      title_truth="True skeleton" if skeleton_only else "True DAG", height=430),
                     width="stretch", key="lpcfig")
     _pc_outcome(ds, res, c1)
-    st.latex(r"X \perp\!\!\!\perp Y \mid S \ \Rightarrow\ \text{remove } X - Y,\ \text{sepset}(X,Y) = S;\qquad "
-             r"X - Z - Y,\ Z \notin \text{sepset}(X,Y) \Rightarrow X \to Z \leftarrow Y")
+    st.latex(r"\begin{aligned}&X \perp\!\!\!\perp Y \mid S \ \Rightarrow\ \text{remove } X - Y,\ "
+             r"\text{sepset}(X,Y) = S\\ &X - Z - Y,\ Z \notin \text{sepset}(X,Y) \Rightarrow X \to Z \leftarrow Y"
+             r"\end{aligned}")  # two lines: on one it ran 20 px past the column at 1,280 px
     with st.expander("When PC gets it wrong: Cancer with 5,000 rows"):
         with user_errors():
             cds = load_dataset("cancer", 5000, 0)
@@ -349,9 +350,11 @@ def as_in_paper_vs_sound():
               "one round per CI test any run could ask; the ledger of this run also counts the sieve that was "
               "still running when the run ended, so it shows two per round plus one")
     accounting_table(pv.accounting, "lacc", with_figure=False)  # full width: names and verdicts read whole
-    st.latex(r"\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ \text{at the realised } K"
-             r"\qquad\text{guarantee: } \min\Big(k\tfrac{\epsilon}{2},\ \sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + "
-             r"\tfrac12 k\big(\tfrac{\epsilon}{2}\big)^2\Big),\ k = " + f"{k_max:,}".replace(",", "{,}") + r"\ \text{releases}")
+    # two lines: on one, the end ("k = 112,640 releases") ran past the page's width at 1,400 px
+    st.latex(r"\begin{aligned}&\text{paper: } \sqrt{2K\ln(1/\delta)}\,\epsilon + K\epsilon(e^\epsilon - 1)\ "
+             r"\text{at the realised } K\\ &\text{guarantee: } \min\Big(k\tfrac{\epsilon}{2},\ "
+             r"\sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + \tfrac12 k\big(\tfrac{\epsilon}{2}\big)^2\Big),\ k = "
+             + f"{k_max:,}".replace(",", "{,}") + r"\ \text{releases}\end{aligned}")
     st.caption("One real Priv-PC run on Sachs (n = 100,000). " + status_legend())
 
 
