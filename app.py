@@ -9,6 +9,7 @@ import streamlit as st
 
 from ui.common import SAID_THIS_RUN, say_unused_link_settings
 from ui.history import keep_settings_in_history
+from ui.links import canonical_link
 from ui.priority import drawing
 from ui.stopping import stop_when_user_leaves
 
@@ -34,5 +35,6 @@ unused_slot = st.empty()  # above the page: a setting the page did not use is na
 st.session_state[SAID_THIS_RUN] = set()  # a refused setting is named once per run (ui.common.checked_url_settings)
 with stop_when_user_leaves(), drawing():
     page = st.navigation(pages)
+    canonical_link()  # ?salgo=noleaks opens again as ?salgo=DP-NOTEARS+(noleaks), which the address keeps (ui/links.py)
     page.run()
 say_unused_link_settings(link, unused_slot, page.url_path)

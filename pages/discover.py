@@ -16,13 +16,13 @@ from ui.common import (check_work, checked_url_settings, route_through_app, dige
                        run_discovery, run_discovery_on_upload, run_stored, session_id, url_accepts_names, user_errors)
 from ui.compare import compare_panel, pin_controls
 from ui.downloads import ledger_csv, trace_csv, when_clicked
+from ui.links import PRIVATE_TESTS
 from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
 from ui.widgets import lazy_tabs, option_input
 
 route_through_app()
 
 URL = {"bind": "query-params"}
-PRIVATE_TESTS = {"kendall": "Kendall τ (small sensitivity)", "g2": "G-test (sees any dependence)"}
 
 st.title("Discover a causal graph")
 st.caption("Learn a CPDAG with the PC algorithm — plain or differentially private — and compare it with the "

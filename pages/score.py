@@ -3,13 +3,13 @@ import streamlit as st
 
 from cgdcore.discover import algo_label
 
-SCORE_ALGOS = ["notears", "noleaks", "curate-score"]
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
 from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, url_accepts_names, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.downloads import download_row, ledger_table
+from ui.links import SCORE_ALGOS
 from ui.widgets import lazy_tabs, option_input
 
 route_through_app()

@@ -97,7 +97,7 @@ def test_manual_mode_runs_only_on_click(streamlit_server, browser):
 def test_back_returns_to_a_page_with_its_settings(streamlit_server, browser):
     """Back after leaving a page through the sidebar opens it with the settings of its link (ui/history.py): the
     address of the page left keeps them, and the page reads them. Three rounds, two pages: the entry without the
-    settings appeared on about half of the page changes."""
+    settings appeared on about half of the page changes. Then a link naming a setting by value (ui/links.py)."""
     from playwright.sync_api import expect
 
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -119,6 +119,15 @@ def test_back_returns_to_a_page_with_its_settings(streamlit_server, browser):
             expect(page).to_have_url(streamlit_server + start + settings, timeout=30_000)
             wait_idle(page)
         expect(shown.first).to_be_visible(timeout=60_000)
+    # a link naming a setting by value opens again with the control's label, in place of the link (ui/links.py):
+    # the address keeps it, and Back leads to the page before, not to the old form
+    before = page.url
+    page.goto(streamlit_server + "/score?sds=sachs&sn=1000&salgo=noleaks", wait_until="domcontentloaded")
+    expect(page).to_have_url(streamlit_server + "/score?sds=sachs&sn=1000&salgo=DP-NOTEARS+%28noleaks%29",
+                             timeout=30_000)
+    expect(page.locator("code").filter(has_text="--algo noleaks").first).to_be_visible(timeout=60_000)
+    page.go_back()
+    expect(page).to_have_url(before, timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     ctx.close()
 
