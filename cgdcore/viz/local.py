@@ -84,9 +84,9 @@ def utility_figure(rows: list[dict], metric: str = "skeleton_f1"):
     series = [s for s in series if not any(s is t for t in on_reference)]
     if reference is not None:
         y0 = reference
-        name = " = ".join(["no noise (discretised)"] + [n for s in on_reference for n in s[0]])
-        fig.add_hline(y=y0, line_dash="dot", line_color=BLACK, line_width=LINE_WIDTH,
-                      annotation_text=f"{name}: {y0:.3g}", annotation_position="top left")
+        name = " = ".join(["no noise (discretised)"] + [n for s in on_reference for n in s[0]]) + f": {y0:.3g}"
+        # named in the legend only: a label on the line covered the markers of the series just above it
+        fig.add_hline(y=y0, line_dash="dot", line_color=BLACK, line_width=LINE_WIDTH)
         if ticks:  # the same line as a trace, so it hovers and is in the legend
             fig.add_scatter(x=[ticks[0], ticks[-1]], y=[y0, y0], mode="lines", name=name,
                             line={"color": BLACK, "dash": "dot", "width": LINE_WIDTH},

@@ -120,9 +120,15 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                "<br>%{customdata[2]} runs<extra></extra>"),
                 row=r, col=c)
         if metric == "skeleton_f1" and every_pair and ds in every_pair:
-            fig.add_hline(y=every_pair[ds], line={"color": EVERY_PAIR, "dash": "dash", "width": 2}, row=r, col=c,
-                          annotation_text=EVERY_PAIR_TEXT, annotation_position="bottom left",
-                          annotation_font_size=FONT_SIZE)
+            # named in the legend (a label on the line was crossed by the curves near it), hovering as a trace
+            y = every_pair[ds]
+            fig.add_hline(y=y, line={"color": EVERY_PAIR, "dash": "dash", "width": 2}, row=r, col=c)
+            if len(xs_priv):
+                fig.add_scatter(x=[float(np.min(xs_priv)), float(np.max(xs_priv))], y=[y, y], mode="lines",
+                                name=EVERY_PAIR_TEXT, legendgroup="every pair", showlegend=k == 0,
+                                line={"color": EVERY_PAIR, "dash": "dash", "width": 2},
+                                hovertemplate=f"<b>{EVERY_PAIR_TEXT}</b> on {ds}<br>skeleton F1 {y:.3f}<extra></extra>",
+                                row=r, col=c)
         for p in paper or []:
             if p["dataset"] != ds or p.get("metric") != metric:
                 continue

@@ -430,7 +430,8 @@ def test_utility_figure_legend_lists_only_lines_that_can_be_seen():
     fig = viz_local.utility_figure(rows)
     shown = [t for t in fig.data if t.showlegend is not False]
     names = [t.name for t in shown]
-    assert "no noise (discretised) = geo-comb · naive" in names  # exactly on the reference: one entry
+    assert "no noise (discretised) = geo-comb · naive: 0.58" in names  # exactly on the reference: one entry
+    assert not fig.layout.annotations  # the reference's value is in its legend entry, not over the markers
     assert "krr-comb · naive = krr-cwise · naive" in names  # identical series: one entry
     assert len(names) == 3
     drawn = [(tuple(t.x), tuple(t.y)) for t in shown]

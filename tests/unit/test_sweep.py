@@ -328,6 +328,8 @@ def test_figures_draw_bands_references_and_paper_points(small_table):
     assert [h.y0 for h in vs.curves_figure(s, "skeleton_f1", "x", every_pair=ep).layout.shapes
             if h.line.dash == "dash"] == [0.4]
     assert not [h for h in vs.curves_figure(s, "shd", "x", every_pair=ep).layout.shapes if h.line.dash == "dash"]
+    named = [t for t in vs.curves_figure(s, "skeleton_f1", "x", every_pair=ep).data if t.name == vs.EVERY_PAIR_TEXT]
+    assert len(named) == 1 and set(named[0].y) == {0.4}  # named in the legend, not by a label over the curves
     dash = [t for t in vs.bars_figure(s, "skeleton_f1", every_pair=ep).data if t.name == vs.EVERY_PAIR_TEXT]
     assert len(dash) == 1 and list(dash[0].x) == ["asia"] and list(dash[0].y) == [0.4]
     assert not [t for t in vs.bars_figure(s, "shd", every_pair=ep).data if t.name == vs.EVERY_PAIR_TEXT]
