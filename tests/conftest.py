@@ -76,6 +76,36 @@ def shown(markdown: str) -> str:
     return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)
 
 
+def reopened_link(at) -> dict | None:
+    """The query an AppTest page has the browser open instead of its link (ui.links.canonical_link), or None."""
+    import re
+    from urllib.parse import parse_qs
+
+    for h in at.get("html"):
+        m = re.search(r'location\.replace\("\?([^"]*)"', h.proto.body)
+        if m:
+            return parse_qs(m.group(1))
+    return None
+
+
+def following_reopened_links(at):
+    """An AppTest whose ``run()`` does what the browser does where a page opens its link again under other names
+    (ui.links.canonical_link; AppTest runs no page script): it runs the reopened link."""
+    run = at.run
+
+    def run_following(*args, **kwargs):
+        out = run(*args, **kwargs)
+        query = reopened_link(at)
+        if query is not None:
+            at.query_params.clear()
+            at.query_params.update({k: v[0] if len(v) == 1 else v for k, v in query.items()})
+            out = run(*args, **kwargs)
+        return out
+
+    at.run = run_following
+    return at
+
+
 def private_kendall_pc(ds, alpha: float, max_order=None):
     """Non-private PC with the statistic the private algorithms use (Kendall z̃ with the public normaliser,
     one-sided p): what they converge to as ε grows. Returns the engine's Result and the metrics."""

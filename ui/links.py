@@ -6,8 +6,8 @@ so a link naming the option by value (``?salgo=noleaks``, older links, the comma
 browser's history (``location.replace``): the controls then read the labels, the address keeps them, so a reload
 or a copied link opens the same run, and Back does not lead to the old form. Streamlit offers no way to rewrite an
 address without a new history entry (``st.switch_page`` adds one, and Back to the old form then reran the page
-with the setting refused). Meanwhile, and where no script runs (AppTest, a browser without scripts), the page draws
-the link as it is: :func:`ui.common.url_accepts_names` seeds the control.
+with the setting refused). That first run draws nothing else; where no script runs (AppTest, a browser without
+scripts), the session's next run draws the link as it is: :func:`ui.common.url_accepts_names` seeds the control.
 """
 from __future__ import annotations
 
@@ -42,5 +42,6 @@ def canonical_link() -> None:
     st.session_state["_link_renamed"] = True
     target = json.dumps("?" + urlencode(named, doseq=True)).replace("</", "<\\/")  # the same page, a query only
     st.html(f"<script>location.replace({target} + location.hash);</script>", unsafe_allow_javascript=True)
-    # the page goes on drawing, as :func:`ui.common.url_accepts_names` lets it: the browser leaves it at once (which
-    # ends its run), and without the script (AppTest, a browser without scripts) it is the page the user sees
+    # nothing else is drawn or computed: the browser leaves this session at once; its next run, if any (no browser
+    # script: AppTest), draws the link as it is
+    st.stop()

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from cgdcore.algorithms import REGISTRY
-from conftest import Lazy, ROOT, shown
+from conftest import Lazy, ROOT, following_reopened_links, reopened_link, shown
 
 AppTest = Lazy("streamlit.testing.v1", "AppTest")
 pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.py
@@ -13,9 +13,11 @@ pytestmark = pytest.mark.usefixtures("apptest_start_up_once")  # tests/conftest.
 APP = str(ROOT / "app.py")
 
 
-def app(timeout=60):
+def app(timeout=60, follow=True):
+    """The app under AppTest; ``follow``: a link the page opens again under other names is run as the browser would
+    (tests/conftest.py)."""
     at = AppTest.from_file(APP, default_timeout=timeout)
-    return at
+    return following_reopened_links(at) if follow else at
 
 
 def test_discover_default_runs_on_asia_and_shows_metrics():
@@ -422,29 +424,17 @@ def test_score_page_runs_every_algorithm(algo, extra):
 
 
 def test_score_page_calls_noleaks_dp_notears_and_old_links_still_work():
-    at = app(timeout=180)
+    at = app(timeout=180, follow=False)
     at.switch_page("pages/score.py")
     at.query_params["salgo"] = "noleaks"  # a link written with the command-line name
     at.run()
     # the browser opens it again named as the control writes it, so the address keeps it for a reload or a copied
     # link (ui/links.py): it lost the setting, and a reload ran NOTEARS
-    assert _reopened_as(at) == {"salgo": ["DP-NOTEARS (noleaks)"]}
-    at.run()  # without the browser's script, the page draws the link as it is
+    assert reopened_link(at) == {"salgo": ["DP-NOTEARS (noleaks)"]}
+    at.run()  # the session's next run (no browser here to open the link again) draws the link as it is
     assert not at.exception, [e.message for e in at.exception]
     assert at.session_state["score_result"].algorithm == "noleaks" and not at.warning
     assert at.sidebar.radio(key="salgo").options == ["notears", "DP-NOTEARS (noleaks)", "curate-score"]
-
-
-def _reopened_as(at) -> dict | None:
-    """The query a page's script opens instead of the link (ui.links.canonical_link), or None."""
-    import re
-    from urllib.parse import parse_qs
-
-    for h in at.get("html"):
-        m = re.search(r'location\.replace\("\?([^"]*)"', h.proto.body)
-        if m:
-            return parse_qs(m.group(1))
-    return None
 
 
 @pytest.mark.parametrize("page, link, label", [
@@ -457,20 +447,20 @@ def test_a_link_naming_settings_by_value_keeps_them_in_the_address(page, link, l
     page draws, with the rest of the link as it was: nothing is said to be refused, and the address keeps it."""
     from ui.links import link_labels
 
-    at = app(timeout=180)
+    at = app(timeout=180, follow=False)
     at.switch_page(f"pages/{page}.py")
     at.query_params.update(link)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     labels = link_labels()
     want = {k: [labels[k].get(v, v) if k in labels else v] for k, v in link.items()}
-    assert _reopened_as(at) == want and want[label[0]] == [label[1]]
+    assert reopened_link(at) == want and want[label[0]] == [label[1]]
     at = app(timeout=180)  # the link as the browser opens it again
     at.switch_page(f"pages/{page}.py")
     at.query_params.update({k: v[0] for k, v in want.items()})
     at.run()
     assert not at.exception, [e.message for e in at.exception]
-    assert _reopened_as(at) is None
+    assert reopened_link(at) is None
     assert not [w.value for w in at.warning if "The link" in w.value], [w.value for w in at.warning]
 
 

@@ -128,6 +128,9 @@ def test_back_returns_to_a_page_with_its_settings(streamlit_server, browser):
     expect(page.locator("code").filter(has_text="--algo noleaks").first).to_be_visible(timeout=60_000)
     page.go_back()
     expect(page).to_have_url(before, timeout=30_000)
+    page.wait_for_load_state("load")  # a page loaded anew (Back crosses documents here), drawn before it is left
+    expect(page.locator("code").filter(has_text="--algo notears").first).to_be_visible(timeout=60_000)
+    wait_idle(page)
     assert page.locator("[data-testid='stException']").count() == 0
     ctx.close()
 

@@ -251,7 +251,9 @@ def test_app_hides_error_details():
 
 
 def app(timeout=180):
-    return AppTest.from_file(APP, default_timeout=timeout)
+    from conftest import following_reopened_links
+
+    return following_reopened_links(AppTest.from_file(APP, default_timeout=timeout))
 
 
 def no_exception(at):
