@@ -167,7 +167,7 @@ else:
     summary = outcome.extra["summary"].assign(algorithm=lambda f: f["algorithm"].map(CURVE_NAMES),
                                               dataset=lambda f: f["dataset"].str.capitalize())
     fig = curves_figure(summary, "skeleton_f1", "total ε (log scale)",
-                        every_pair={ds: outcome.extra["every_pair"] for ds in summary["dataset"]})
+                        every_pair=dict.fromkeys(summary["dataset"], outcome.extra["every_pair"]))
     size = 20 if present else 14
     fig.update_layout(height=560 if present else 460, font=dict(size=size), legend=dict(font=dict(size=size)))
     fig.update_xaxes(tickfont_size=size, title_font_size=size)

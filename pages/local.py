@@ -288,11 +288,8 @@ def _debiased_against_naive(rows: list[dict], metric: str) -> str:
     if not better and not worse:
         return ("Here the de-biased test (dashed) scores as the naive one does." if (df["pipeline"] == "de-biased").any()
                 else "")
-    said = "Averaged over the levels and seeds, the de-biased test (dashed) does better than the naive one for "
-    said = (said + ", ".join(better) if better else "Averaged over the levels and seeds, the de-biased test (dashed) "
-            "does better than the naive one for no mechanism")
-    if worse:
-        said += f" and worse for {', '.join(worse)}"
+    said = ("Averaged over the levels and seeds, the de-biased test (dashed) does better than the naive one for "
+            + (", ".join(better) or "no mechanism") + (f" and worse for {', '.join(worse)}" if worse else ""))
     return (said + f"; without noise PC scores {mean.xs('no noise', level='pipeline').mean():.2f}. The de-biased "
             "G-test needs enough rows per cell: undoing the noise costs it power.")
 
