@@ -2,13 +2,14 @@
 
 Each page keeps its settings in the address (widgets bound to the URL), and a page's history entry is its address.
 Leaving a page for another through the app's own links (the sidebar, a page link), Streamlit's server drops the
-settings of the page being left from its copy of the address, and its frontend then wrote that shorter address into
-the history as a new entry of the *old* page, just before the new page's entry: ``/?ds=sachs&n=5000`` →
-``/`` → ``/datasets``. Back then led to ``/``, and the page opened with its defaults (seen in chromium on about
-half of the page changes: it depends on which of the two messages arrives first).
+settings of the page being left from its copy of the address, and its frontend then wrote that shorter address for
+the *old* page just before the new page's entry: as a new entry (``/?ds=sachs&n=5000`` → ``/`` → ``/datasets``) or,
+when the old page had been reached by Back, over its own entry. Back then led to ``/``, and the page opened with its
+defaults (seen in chromium on about half of the page changes, and on most changes after a Back on a busy machine: it
+depends on which of two messages arrives first).
 
 :data:`SCRIPT` is a page script, added once to the document: between a click on a link to another page of the app and
-that page's entry, an entry for the page being left is not added (the address of the page being left stays the one
+that page's entry, the page being left is not written again (the address of the page being left stays the one
 with its settings). Everything else the frontend writes into the history is left as it is. Checked in the browser:
 tests/browser/test_browser.py::test_back_returns_to_a_page_with_its_settings.
 """
@@ -28,16 +29,20 @@ SCRIPT = """<span class="cgd-history"></span><script>(() => {
     if (a.origin === location.origin && a.pathname !== location.pathname)  // this tab goes to another page
       leaving = {from: location.pathname, at: performance.now()};
   }, true);
-  const push = history.pushState.bind(history);
-  history.pushState = (state, title, url) => {
-    if (leaving && url != null) {
-      const to = new URL(url, location.href).pathname;
-      if (performance.now() - leaving.at > WINDOW_MS || location.pathname !== leaving.from) leaving = null;
-      else if (to === leaving.from) return;  // the page being left, without its settings: keep its own entry
-      else leaving = null;  // the new page's entry
-    }
-    return push(state, title, url);
-  };
+  // the frontend writes the page being left without its settings as a new entry (pushState) or, after a Back,
+  // over its own entry (replaceState); either way that write is skipped, and the new page's entry ends the watch
+  for (const kind of ["pushState", "replaceState"]) {
+    const write = history[kind].bind(history);
+    history[kind] = (state, title, url) => {
+      if (leaving && url != null) {
+        const to = new URL(url, location.href).pathname;
+        if (performance.now() - leaving.at > WINDOW_MS || location.pathname !== leaving.from) leaving = null;
+        else if (to === leaving.from) return;  // the page being left, without its settings: keep its own entry
+        else leaving = null;  // the new page's entry
+      }
+      return write(state, title, url);
+    };
+  }
 })();</script>"""
 
 
