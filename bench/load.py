@@ -517,9 +517,10 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
         print(f"[{time.perf_counter() - t0:6.1f} s] {msg}", flush=True)
 
     async def renders(browser, count: int, label: str, times: list, busy: list | None = None,
-                      parts: list | None = None):
+                      parts: list | None = None, cpu: list | None = None):
         """The ninth user: a new browser (empty HTTP cache) opens the Datasets page, then reloads it ``count`` - 1
-        times (every load is a new server session; the app's scripts now come from the browser's cache)."""
+        times (every load is a new server session; the app's scripts now come from the browser's cache). ``cpu``
+        receives each render's CPU seconds in the ninth browser and in the server (its process and children)."""
         ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
         await ctx.add_init_script(SEEN)
         try:
@@ -530,10 +531,13 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                     c0, w0 = tree_cpu_seconds(rss.proc.pid), time.perf_counter()  # waits for their starved browser)
                     await asyncio.sleep(1.0)
                     busy.append((tree_cpu_seconds(rss.proc.pid) - c0) / (time.perf_counter() - w0))
+                c0 = (tree_cpu(probe_procs), tree_cpu([rss.proc]))
                 try:
                     times.append(await render_datasets(page, url, args.probe_timeout, stages))
                     if parts is not None:
                         parts.append(stages)
+                    if cpu is not None:
+                        cpu.append((tree_cpu(probe_procs) - c0[0], tree_cpu([rss.proc]) - c0[1]))
                 except Exception as e:  # noqa: BLE001 (a timeout or an error element is a failed render)
                     failures.append(f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
                     say(f"{label}, render {i + 1}: FAILED {failures[-1]}")
@@ -592,9 +596,9 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                     pass
             return live_cpu_seconds(procs.values())
         try:
-            first, idle, idle_parts = [], [], []
+            first, idle, idle_parts, idle_cpu = [], [], [], []
             await renders(browser, 1, "first render after the server started (page imports)", first)
-            await renders(browser, 4, "idle server", idle, parts=idle_parts)
+            await renders(browser, 4, "idle server", idle, parts=idle_parts, cpu=idle_cpu)
             rss.mark()
             for i in range(1, args.sessions + 1):
                 ctx = await heavy_browser.new_context(viewport={"width": 1400, "height": 1600})
@@ -618,10 +622,10 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
             say(f"the server computes ({args.busy_cores:g}+ cores) {started:.1f} s after the {args.sessions} heavy "
                 "sessions opened")
             cpu0 = rss.cpu_seconds("server")
-            times, busy, parts = [], [], []
+            times, busy, parts, load_cpu = [], [], [], []
             bcpu0 = (tree_cpu(heavy_procs), tree_cpu(probe_procs))
             t_probe = time.perf_counter()
-            await renders(browser, args.probes, "ninth session", times, busy, parts)
+            await renders(browser, args.probes, "ninth session", times, busy, parts, load_cpu)
             probe_wall = time.perf_counter() - t_probe
             probe_cpu = rss.cpu_seconds("server") - cpu0
             browser_cpu = (tree_cpu(heavy_procs) - bcpu0[0], tree_cpu(probe_procs) - bcpu0[1])
@@ -670,6 +674,17 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                       + " ".join(f"{v:.2f}" for v in ps[0].values()))
         if idle_parts and parts:
             print(f"{'new browser: under load minus idle server (s)':<58} {times[0] - idle[0]:10.2f}")
+        # where a render's work is done (the browser's share is, in a classroom, the user's own machine); under
+        # load the server's CPU is mostly the heavy runs', so only the browser's is shown there
+        if idle_cpu:
+            print(f"{'CPU s, ninth browser / server, idle: new browser':<58} {idle_cpu[0][0]:6.2f} / {idle_cpu[0][1]:.2f}")
+            if len(idle_cpu) > 1:
+                print(f"{'CPU s, ninth browser / server, idle: reloads, median':<58} "
+                      f"{statistics.median(c[0] for c in idle_cpu[1:]):6.2f} / "
+                      f"{statistics.median(c[1] for c in idle_cpu[1:]):.2f}")
+        if load_cpu:
+            print(f"{'CPU s, ninth browser, under load: new browser; reloads median':<58} {load_cpu[0][0]:6.2f}; "
+                  f"{statistics.median(c[0] for c in load_cpu[1:] or load_cpu):.2f}")
         print(f"{'server cores over the second before each render (min/max)':<58} {min(busy):6.2f} / {max(busy):.2f}")
         print(f"{'heavy runs still running or queued after the renders':<58} {args.sessions - done:>6d} of "
               f"{args.sessions}")
