@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from headless import CHROMIUM_ARGS, STILL
+from headless import CHROMIUM_ARGS, LEAN_ARGS, STILL
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -304,6 +304,6 @@ def browser(chromium_path):
 
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)  # an expectation met sooner returns sooner
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS + LEAN_ARGS)
         yield TestBrowser(b)
         b.close()

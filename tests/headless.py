@@ -4,6 +4,12 @@
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 
+#: for the tests' browser only, on top of :data:`CHROMIUM_ARGS`: V8 without its optimising tiers (Maglev, TurboFan;
+#: the interpreter and the baseline compiler remain), which compiled, in the background, code that a test's page runs
+#: for a few seconds. Twenty page loads of the app in one tab: chromium 18.8–19.6 → 15.9–16.9 CPU-s (two runs each).
+#: What a page shows and does is the same; bench/load.py keeps the browser a user has.
+LEAN_ARGS = ["--js-flags=--max-opt=1"]
+
 #: a page script that switches off CSS animations and transitions: without a GPU, chromium redraws a running app's
 #: spinners and fading elements frame after frame, at more CPU than the server under test (what the tests check —
 #: elements, text, events, downloads — does not depend on them; a screenshot shows the final frame)
