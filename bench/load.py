@@ -677,7 +677,8 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
         # where a render's work is done (the browser's share is, in a classroom, the user's own machine); under
         # load the server's CPU is mostly the heavy runs', so only the browser's is shown there
         if idle_cpu:
-            print(f"{'CPU s, ninth browser / server, idle: new browser':<58} {idle_cpu[0][0]:6.2f} / {idle_cpu[0][1]:.2f}")
+            print(f"{'CPU s, ninth browser / server, idle: new browser':<58} "
+                  f"{idle_cpu[0][0]:6.2f} / {idle_cpu[0][1]:.2f}")
             if len(idle_cpu) > 1:
                 print(f"{'CPU s, ninth browser / server, idle: reloads, median':<58} "
                       f"{statistics.median(c[0] for c in idle_cpu[1:]):6.2f} / "
