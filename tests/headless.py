@@ -7,8 +7,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 #: for the tests' browser only, on top of :data:`CHROMIUM_ARGS`: V8 without its optimising tiers (Maglev, TurboFan;
 #: the interpreter and the baseline compiler remain), which compiled, in the background, code that a test's page
 #: runs for a few seconds. Twenty page loads of the app in one tab: chromium 18.8–20.2 → 15.2–16.9 CPU-s (4 and 7
-#: runs).
-#: What a page shows and does is the same; bench/load.py keeps the browser a user has.
+#: runs). What a page shows and does is the same; bench/load.py keeps the browser a user has.
 LEAN_ARGS = ["--js-flags=--max-opt=1"]
 
 #: a page script that switches off CSS animations and transitions: without a GPU, chromium redraws a running app's
