@@ -101,21 +101,40 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
 
 #: the keyboard's way to a dimmed tab, closed while the page's script runs: a capturing listener, added once per page,
 #: drops ← → Home End Enter and Space on a tab of these tabs (the tab list moves to and opens a tab on them, which
-#: would rerun the page as a click would; CSS can stop the mouse only)
+#: would rerun the page as a click would; CSS can stop the mouse only). And a tab opened in a page scrolled down
+#: does not move the tab bar: the page keeps at least the height that fills the window at the moment of the click
+#: or key, so a shorter tab leaves room at the page's foot instead of the browser scrolling the page back (the bar
+#: jumped 128 px down on Discover when "CI-test log" opened); leaving the page lets go of that height.
 _QUIET_TAB_KEYS = """<span class="cgd-tab-keys"></span><script>(() => {
   const keys = window.cgdQuietTabs = window.cgdQuietTabs || new Set();
   if (keys.has("KEY")) return;
   keys.add("KEY");
   if (keys.size > 1) return;
   const moving = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", " "]);
+  const ours = (el) => {
+    const tab = el instanceof Element ? el.closest("[role='tab']") : null;
+    return tab && [...keys].some((k) => tab.closest(".st-key-" + k)) ? tab : null;
+  };
+  const block = () => document.querySelector("[data-testid='stMainBlockContainer']");
+  const holdHeight = () => {
+    const b = block(), main = b && b.closest(".stMain");
+    if (!main) return;
+    const top = b.getBoundingClientRect().top - main.getBoundingClientRect().top;
+    b.style.minHeight = Math.ceil(main.clientHeight - top) + "px";
+  };
+  const release = () => { const b = block(); if (b) b.style.minHeight = ""; };
   window.addEventListener("keydown", (e) => {
-    if (!moving.has(e.key) || !(e.target instanceof Element)) return;
-    const tab = e.target.closest("[role='tab']");
-    if (!tab || !tab.closest("[data-test-script-state='running']")) return;
-    if (![...keys].some((k) => tab.closest(".st-key-" + k))) return;
+    const tab = moving.has(e.key) ? ours(e.target) : null;
+    if (!tab) return;
+    if (!tab.closest("[data-test-script-state='running']")) return holdHeight();
     e.preventDefault();
     e.stopImmediatePropagation();
   }, true);
+  window.addEventListener("click", (e) => {
+    if (ours(e.target)) holdHeight();
+    else if (e.target instanceof Element && e.target.closest("a[href]")) release();
+  }, true);
+  window.addEventListener("popstate", release);
 })();</script>"""
 
 

@@ -312,8 +312,12 @@ def test_alarm_graph_labels_do_not_overlap_in_browser(streamlit_server, browser)
     ctx.close()
 
 
-def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser):
-    """The pyvis view opens fitted: every node of Sachs is inside the visible canvas."""
+def test_sachs_interactive_view_shows_the_whole_graph_and_a_shorter_tab_keeps_the_bar(streamlit_server, browser):
+    """The pyvis view opens fitted: every node of Sachs is inside the visible canvas. Then, scrolled to the page's
+    foot, a shorter tab opens without moving the tab bar (ui.widgets: the bar jumped from the window's top edge to
+    860 px down), and leaving the page lets go of the height kept for it."""
+    from playwright.sync_api import expect
+
     ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = ctx.new_page()
     page.goto(streamlit_server + "/?ds=sachs&n=5000&seed=0", wait_until="domcontentloaded")
@@ -330,6 +334,20 @@ def test_sachs_interactive_view_shows_the_whole_graph(streamlit_server, browser)
     assert len(seen["boxes"]) == 11 and seen["w"] > 200 and seen["h"] > 200
     for x0, y0, x1, y1 in seen["boxes"]:
         assert 0 <= x0 < x1 <= seen["w"] and 0 <= y0 < y1 <= seen["h"]
+
+    wait_idle(page)
+    page.locator(".stMain").evaluate("m => { m.scrollTop = m.scrollHeight; }")  # the page's foot
+    bar = page.get_by_role("tablist").first
+    page.wait_for_timeout(300)
+    top = bar.bounding_box()["y"]
+    page.get_by_role("tab", name="CI-test log").click()
+    expect(page.get_by_text("Only tests that removed an edge").first).to_be_attached(timeout=30_000)
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    assert abs(bar.bounding_box()["y"] - top) < 5, (top, bar.bounding_box()["y"])
+    page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Datasets").click()
+    expect(page.get_by_role("heading", name="Datasets").first).to_be_visible(timeout=30_000)
+    assert page.locator("[data-testid='stMainBlockContainer']").evaluate("b => b.style.minHeight") == ""
     ctx.close()
 
 
