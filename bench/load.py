@@ -531,13 +531,13 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                     c0, w0 = tree_cpu_seconds(rss.proc.pid), time.perf_counter()  # waits for their starved browser)
                     await asyncio.sleep(1.0)
                     busy.append((tree_cpu_seconds(rss.proc.pid) - c0) / (time.perf_counter() - w0))
-                c0 = (tree_cpu(probe_procs), tree_cpu([rss.proc]))
+                c0 = (tree_cpu(probe_procs), tree_cpu_seconds(rss.proc.pid))
                 try:
                     times.append(await render_datasets(page, url, args.probe_timeout, stages))
                     if parts is not None:
                         parts.append(stages)
                     if cpu is not None:
-                        cpu.append((tree_cpu(probe_procs) - c0[0], tree_cpu([rss.proc]) - c0[1]))
+                        cpu.append((tree_cpu(probe_procs) - c0[0], tree_cpu_seconds(rss.proc.pid) - c0[1]))
                 except Exception as e:  # noqa: BLE001 (a timeout or an error element is a failed render)
                     failures.append(f"{type(e).__name__}: {str(e).splitlines()[0][:120]}")
                     say(f"{label}, render {i + 1}: FAILED {failures[-1]}")

@@ -87,7 +87,7 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
             f"{running} [role='tablist'] {{ cursor: progress; }} "
             # an element that runs a script takes its place in the page's column (its gap): this one takes none
             "[data-testid='stElementContainer']:has(.cgd-tab-keys) { display: none; }</style>"
-            + _QUIET_TAB_KEYS.replace("KEY", key),
+            + _TAB_SCRIPT.replace("KEY", key),
             unsafe_allow_javascript=True)  # our own script, no user text: the key is the page's identifier
     # a tab in the address that the page's own new set of tabs lacks was not a link's doing
     with checked_url_settings() if check_link and not names_changed else nullcontext():
@@ -99,13 +99,13 @@ def lazy_tabs(draws: dict, key: str, keep: dict | None = None, check_link: bool 
                 draw()
 
 
-#: the keyboard's way to a dimmed tab, closed while the page's script runs: a capturing listener, added once per page,
-#: drops ← → Home End Enter and Space on a tab of these tabs (the tab list moves to and opens a tab on them, which
-#: would rerun the page as a click would; CSS can stop the mouse only). And a tab opened in a page scrolled down
-#: does not move the tab bar: the page keeps at least the height that fills the window at the moment of the click
-#: or key, so a shorter tab leaves room at the page's foot instead of the browser scrolling the page back (the bar
-#: jumped 128 px down on Discover when "CI-test log" opened); leaving the page lets go of that height.
-_QUIET_TAB_KEYS = """<span class="cgd-tab-keys"></span><script>(() => {
+#: the tabs' page script, its listeners added once per page: (1) the keyboard's way to a dimmed tab, closed while the
+#: page's script runs: ← → Home End Enter and Space on a tab of these tabs are dropped (the tab list moves to and
+#: opens a tab on them, which would rerun the page as a click would; CSS can stop the mouse only); (2) a tab opened
+#: in a page scrolled down does not move the tab bar: at the click or key the page keeps at least the height that
+#: fills the window, so a shorter tab leaves room at the page's foot instead of the browser scrolling the page back
+#: (on Discover the bar went from the window's top edge to 860 px down); leaving the page lets go of that height
+_TAB_SCRIPT = """<span class="cgd-tab-keys"></span><script>(() => {
   const keys = window.cgdQuietTabs = window.cgdQuietTabs || new Set();
   if (keys.has("KEY")) return;
   keys.add("KEY");
