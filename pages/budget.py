@@ -67,7 +67,7 @@ with checked_url_settings(), st.sidebar:
                     **URL)
     beta = option_input("beta1", widget_key="bbeta", label="Margins β₁ = β₂", step=0.05,
                         help="CURATE's margins β₁ (type I) and β₂ (type II) around the threshold.")
-    seed, draw = noise_seed_input("bseed", default_fixed="bseed" in st.query_params)
+    seed, draw = noise_seed_input("bseed")
 
 with user_errors():
     with st.spinner("Sampling data…"):

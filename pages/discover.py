@@ -149,7 +149,7 @@ with checked_url_settings(labels={"private_test": PRIVATE_TESTS.get}), st.sideba
                                  value=ALGO_DEFAULTS[algo]["delta"], key=f"delta_{algo}",
                                  help="The run's δ: the chance that the advanced-composition filter's bound fails.",
                                  **URL)
-        noise_seed, noise_draw = noise_seed_input("nseed", default_fixed="nseed" in st.query_params)
+        noise_seed, noise_draw = noise_seed_input("nseed")
         with st.expander("Algorithm options"):
             takes = REGISTRY[algo].params  # the widgets follow the algorithm's declared options
             for key, look in OPTION_WIDGETS.items():

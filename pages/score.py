@@ -104,7 +104,7 @@ with checked_url_settings(labels={"salgo": algo_label}), st.sidebar:
                                                   step=0.5, format="%g", key="seps", **URL))
         params["delta"] = st.select_slider("δ", options=[1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3], value=1e-5,
                                            key="sdelta", **URL)
-        params["seed"], draw = noise_seed_input("snseed", default_fixed="snseed" in st.query_params)
+        params["seed"], draw = noise_seed_input("snseed")
         release = "gradient"
         if algo == "noleaks":
             release = option_input("release", widget_key="srel", label="Release",

@@ -134,10 +134,16 @@ def status_legend() -> str:
                     for k, v in STATUS.items())
 
 
-def noise_seed_input(key: str, default_fixed: bool = False):
+def noise_seed_input(key: str):
     """(seed or None, draw number): fresh operating-system entropy unless the user fixes a seed (a reproducible
-    demo); "Draw new noise" asks for another fresh draw of the same settings."""
-    fixed = st.toggle("Fix the noise seed (reproducible demo)", value=default_fixed, key=f"{key}_fixed",
+    demo); "Draw new noise" asks for another fresh draw of the same settings. A link naming a seed (``?nseed=3``)
+    fixes it: the toggle is switched on for the session, so the address then says so (``nseed_fixed=true``) even
+    where it leaves the seed out (the default, 0), and a copied link gives the same noise."""
+    flag = f"{key}_fixed"
+    if key in st.query_params and flag not in st.session_state:
+        st.session_state[flag] = True
+        st.query_params[flag] = "true"  # as if the link had said it: the toggle does not write a value set here
+    fixed = st.toggle("Fix the noise seed (reproducible demo)", key=flag,
                       help="Off: the noise comes from fresh operating-system entropy and its seed is never shown. "
                            "On: the same seed gives the same noise — reproducible, but not private against anyone "
                            "who knows the seed.", **URL)
