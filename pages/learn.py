@@ -332,12 +332,12 @@ def as_in_paper_vs_sound():
     eps, _, run = _privpc_on_sachs(c1, "lae")
     pv = run.privacy
     paper = next(v for k, v in pv.accounting.items() if k.startswith("as in paper"))
-    c1.metric("the paper reports", f"ε = {readable(paper['epsilon'])}", help="advanced composition over the K rounds "
-              "this run happened to make")
+    c1.metric("the paper's formula gives", f"ε = {readable(paper['epsilon'])}", help="the paper's accounting applied "
+              "to this run: advanced composition over the K rounds it happened to make (not a guarantee)")
     c1.metric("the run can promise", f"ε = {readable(pv.epsilon)}", help=pv.statement)
     c1.metric("releases in the ledger", pv.releases)
     with c2:
-        st.markdown(f"Priv-PC at ε = {eps:g} per round, as in the paper, has **no budget**: PC keeps asking tests "
+        st.markdown(f"Priv-PC with ε = {eps:g} per round, as the paper runs it, has **no budget**: PC keeps asking tests "
                     "until it is done, and how many rounds that takes depends on the data. The paper composes the "
                     "rounds this run made — but a different dataset would have made a different number, so that "
                     "total is not a guarantee (an *odometer* reading; Rogers et al. 2016). What the run can promise "
@@ -355,7 +355,9 @@ def as_in_paper_vs_sound():
              r"\text{at the realised } K\\ &\text{guarantee: } \min\Big(k\tfrac{\epsilon}{2},\ "
              r"\sqrt{2k\ln(1/\delta)}\,\tfrac{\epsilon}{2} + \tfrac12 k\big(\tfrac{\epsilon}{2}\big)^2\Big),\ k = "
              + f"{k_max:,}".replace(",", "{,}") + r"\ \text{releases}\end{aligned}")
-    st.caption("One real Priv-PC run on Sachs (n = 100,000). " + status_legend())
+    st.caption("One real Priv-PC run on Sachs (n = 100,000), deciding on this app's z scale (Discover's default). On "
+               "the papers' p-value scale (the Demo's 'as in paper' run) the same data make a different number of "
+               "rounds, so the paper's formula gives a different total there. " + status_legend())
 
 
 def noise_in_floating_point():

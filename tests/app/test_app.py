@@ -837,6 +837,9 @@ def test_learn_page_examples_run_and_respond():
     assert not 0 <= estimate <= 1 and any("is outside [0, 1]" in i.value for i in at.info)
     open_lesson(8)
     assert any(str(m.label) == "the run can promise" for m in at.metric)
+    # the paper's number is its formula on this run, which decides on the z scale, not the paper's own run
+    assert any(str(m.label) == "the paper's formula gives" for m in at.metric)
+    assert any("deciding on this app's z scale" in c.value for c in at.caption)
     open_lesson(6)
     # lesson 6 says the z-scale run sieves on every row (n/m = 1), as its metric shows
     assert {m.label: m.value for m in at.metric}["sieve sub-sample (of 100,000 rows)"] == "100,000 rows"
