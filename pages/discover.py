@@ -427,7 +427,9 @@ def _ledger():
                      column_config={c: st.column_config.NumberColumn(format="%.4g") for c in plan[0]
                                     if c not in ("order",) and "(" not in c})
     labels = {"subsample_rows": "sieve sub-sample m (rows)", "subsample_ratio": "n/m (rows per sub-sample row)",
-              "sieve_epsilon": "sieve's ε′ on the sub-sample (costs ε/2 after amplification)",
+              "sieve_epsilon": ("sieve's ε′ on the sub-sample (costs ε/2 after amplification)"
+                                if (pv.subsample_ratio or 1) > 1 else
+                                "sieve's ε′ (half a round's ε: no sub-sample, n/m = 1)"),
               "threshold_noise_scale": "threshold noise scale 2Δₘ/ε′ ("
                                        + {"z": "z", "p": "p-value", "g": "G-statistic"}.get(
                                            res.params.get("scale"), "decision-scale") + " units)",

@@ -122,6 +122,10 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     assert any("Every release the run made is in the ledger" in c.value for c in at.caption)
     assert not any("Each dot is one CI test" in c.value for c in at.caption)
     assert not any("no noisy test values" in i.value for i in at.info)
+    if algo == "priv-pc":  # the sieve's row names amplification only where a sub-sample amplifies (n/m > 1)
+        names = [str(v) for d in at.dataframe if "parameter" in d.value for v in d.value["parameter"]]
+        sieve = next(v for v in names if v.startswith("sieve's ε′"))
+        assert ("amplification" in sieve) == (res.privacy.subsample_ratio > 1), (sieve, res.privacy.subsample_ratio)
     at.session_state["discover_tab"] = "Noise vs threshold"  # the user opens the tab
     at.run()
     assert not any("Every release the run made is in the ledger" in c.value for c in at.caption)
