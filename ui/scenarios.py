@@ -299,6 +299,22 @@ def _curve(s, progress) -> Outcome:
     return Outcome("curve", headline, [], {"table": table, "summary": summary, "spec": spec, "every_pair": trivial})
 
 
+def local_dip(table):
+    """Where local k-RR + PC scores a lower skeleton F1 (by over 0.05) at a larger ε with lower precision and no lower
+    recall — extra edges, which noisy conditioning variables cause (Scheines & Ramsey 2016) — as ((ε, precision,
+    recall) at the smaller ε, the same at the larger), means over the sweep's runs; the first such pair, or None."""
+    runs = table[(table["algorithm"] == "pc+krr-cwise") & table["error"].isna()]
+    m = runs.groupby("epsilon")[["skeleton_f1", "skeleton_precision", "skeleton_recall"]].mean().sort_index()
+    for i, lo in enumerate(m.index):
+        for hi in m.index[i + 1:]:
+            a, b = m.loc[lo], m.loc[hi]
+            if (b["skeleton_f1"] < a["skeleton_f1"] - 0.05 and b["skeleton_precision"] < a["skeleton_precision"]
+                    and b["skeleton_recall"] >= a["skeleton_recall"]):
+                return ((float(lo), float(a["skeleton_precision"]), float(a["skeleton_recall"])),
+                        (float(hi), float(b["skeleton_precision"]), float(b["skeleton_recall"])))
+    return None
+
+
 _RUNNERS: dict[str, Callable[[dict, Any], Outcome]] = {
     "epsilon-cost": _epsilon_cost, "local-vs-central": _local_vs_central, "hospitals": _hospitals, "curve": _curve}
 
