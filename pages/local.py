@@ -66,8 +66,8 @@ with checked_url_settings(), st.sidebar:
         n = int(st.number_input("Rows (n)", min_value=200, max_value=200_000, value=n_default, step=1000, key="ln",
                                 **URL))
     if bins:
-        bins = int(st.number_input("Equal-width bins per column", min_value=2, max_value=20, value=bins, key="lbins",
-                                   **URL))
+        bins = int(st.number_input("Equal-width bins per column" + (" (of log intensity)" if log else ""),
+                                   min_value=2, max_value=20, value=bins, key="lbins", **URL))
     st.header("Mechanism")
     mech = st.radio("Local mechanism", list(MECHANISMS), key="lmech", help="\n\n".join(
         f"**{k}**: {v}" for k, v in MECHANISMS.items()), **URL)

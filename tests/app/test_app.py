@@ -528,6 +528,17 @@ def test_local_curve_says_what_it_shows_and_when_its_settings_changed():
     assert set(pd.DataFrame(at.session_state["lcurve_rows"][1])["pipeline"]) == {"naive", "no noise"}
 
 
+def test_local_bins_say_they_are_of_log_intensity_where_they_are():
+    """Sachs' real data are cut into equal-width bins of log intensity (the paper's recipe): the control said only
+    "equal-width", beside bin edges that grow tenfold."""
+    at = app(timeout=300)
+    at.switch_page("pages/local.py")
+    at.query_params.update({"lscen": "Sachs, real data (paper: 10 equal-width bins of log intensity)"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.number_input(key="lbins").label == "Equal-width bins per column (of log intensity)"
+
+
 def test_local_page_naive_vs_debiased():
     at = app(timeout=300)
     at.switch_page("pages/local.py")
