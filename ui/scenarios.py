@@ -253,7 +253,8 @@ def _hospitals(s, progress) -> Outcome:
                 "algorithm.")
     headline = (f"Together, under encryption, the {owners} hospitals learn a network with skeleton F1 {_f1(together):.2f}"
                 f" — {'exactly' if same else 'almost'} what pooling every record would give ({_f1(pooled):.2f}) — "
-                f"while no one sees another hospital's records. {gain}")
+                f"while no one sees another hospital's records (the key holder decrypts only the summed counts of "
+                f"each test; without DP noise, a small count can still point to a patient). {gain}")
     return Outcome("hospitals", headline,
                    [Panel("Together, encrypted (secure aggregation)", together, None, f"{fhe['seconds']['total']:.2f} s, CI decisions agree with pooled "
                                           f"plaintext on {fhe['agreement']:.0%}"),

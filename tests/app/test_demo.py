@@ -52,6 +52,9 @@ def test_hospitals_together_learn_exactly_the_pooled_graph():
     assert len(alone) == 3 and sum(p.discovery.dataset.n for p in alone) == 10_000
     assert all(p.discovery.algorithm == "fhe-pc" for p in alone)  # the same batched PC, on one hospital's rows
     assert out.extra["fhe"]["agreement"] == 1.0 and "exactly" in out.headline
+    # what the key holder does see is said beside the claim, and that it is not private without noise
+    assert "the key holder decrypts only the summed counts of each test" in out.headline
+    assert "a small count can still point to a patient" in out.headline
 
 
 def test_local_vs_central_spends_the_same_epsilon():
