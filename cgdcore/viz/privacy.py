@@ -151,7 +151,8 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
     # the number, which fits however long the bar is (a long label ran off the figure and was cut)
     from cgdcore.privacy.ledger import verdict
 
-    ticks = [f"{k}<br><i>{verdict(s)}</i>" for k, s in zip(names, status)]
+    # the total named for its verdict (the run's "guarantee") is named once, not "guarantee / guarantee"
+    ticks = [f"<b>{k}</b>" if k == verdict(s) else f"{k}<br><i>{verdict(s)}</i>" for k, s in zip(names, status)]
     text = [readable(e) for e in eps]
     # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),
