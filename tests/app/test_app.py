@@ -250,15 +250,17 @@ def test_private_run_is_reproducible_by_noise_seed_and_changes_with_it():
     assert [t.noise for t in first.result.trace] != [t.noise for t in second.result.trace]
 
 
-@pytest.mark.parametrize("page,key", [("pages/discover.py", "nseed"), ("pages/budget.py", "bseed")])
+@pytest.mark.parametrize("page,key", [("pages/discover.py", "nseed"), ("pages/budget.py", "bseed"),
+                                      ("pages/score.py", "snseed")])
 def test_a_link_with_the_default_seed_keeps_the_seed_fixed_in_the_address(page, key):
     """The address leaves out a control at its default: a seed of 0 from a link was dropped, and with it the only sign
     that the link fixed the seed, so the address, copied, gave fresh noise. The link's seed now switches the toggle
     on in the address too."""
     at = app(timeout=120)
     at.switch_page(page)
-    at.query_params.update({key: "0", **({"algo": "svt-pc", "ds": "asia", "n": "2000"} if key == "nseed" else
-                                         {"bds": "asia", "bn": "2000"})})
+    at.query_params.update({key: "0", **{"nseed": {"algo": "svt-pc", "ds": "asia", "n": "2000"},
+                                         "bseed": {"bds": "asia", "bn": "2000"},
+                                         "snseed": {"salgo": "DP-NOTEARS (noleaks)", "sds": "sachs", "sn": "1000"}}[key]})
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.toggle(key=f"{key}_fixed").value
