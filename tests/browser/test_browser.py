@@ -336,15 +336,25 @@ def test_sachs_interactive_view_shows_the_whole_graph_and_a_shorter_tab_keeps_th
         assert 0 <= x0 < x1 <= seen["w"] and 0 <= y0 < y1 <= seen["h"]
 
     wait_idle(page)
-    page.locator(".stMain").evaluate("m => { m.scrollTop = m.scrollHeight; }")  # the page's foot
     bar = page.get_by_role("tablist").first
-    page.wait_for_timeout(300)
-    top = bar.bounding_box()["y"]
+    # the page's foot, once the page has stopped growing (a late-drawn part would move the bar before the click)
+    main = page.locator(".stMain")
+    layout = "m => [m.scrollTop, m.scrollHeight, m.clientHeight]"
+    last = None
+    for _ in range(20):
+        main.evaluate("m => { m.scrollTop = m.scrollHeight; }")
+        page.wait_for_timeout(300)
+        now = (bar.bounding_box()["y"], main.evaluate(layout))
+        if now == last:
+            break
+        last = now
+    top, before = last
     page.get_by_role("tab", name="CI-test log").click()
     expect(page.get_by_text("Only tests that removed an edge").first).to_be_attached(timeout=30_000)
     wait_idle(page)
     page.wait_for_timeout(500)
-    assert abs(bar.bounding_box()["y"] - top) < 5, (top, bar.bounding_box()["y"])
+    held = page.locator("[data-testid='stMainBlockContainer']").evaluate("b => b.style.minHeight")
+    assert abs(bar.bounding_box()["y"] - top) < 5, (top, bar.bounding_box()["y"], before, main.evaluate(layout), held)
     page.locator("[data-testid='stSidebarNavLink']").filter(has_text="Datasets").click()
     expect(page.get_by_role("heading", name="Datasets").first).to_be_visible(timeout=30_000)
     assert page.locator("[data-testid='stMainBlockContainer']").evaluate("b => b.style.minHeight") == ""
