@@ -4,7 +4,9 @@ import streamlit as st
 
 from cgdcore.local.privatize import MECHANISMS
 from cgdcore.metrics import CONVENTIONS
+from cgdcore.privacy.ledger import readable
 from ui.downloads import download_row
+from ui.privacy import ODDS_GROWTH, WEAK_EPSILON
 from ui.widgets import lazy_tabs
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
@@ -117,6 +119,10 @@ c[2].metric("Records", f"{priv.n:,}")
 c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
 for note in rel.notes:
     st.caption(f":material/info: {note}")
+if rel.epsilon > WEAK_EPSILON:  # a small average guessing chance does not make a large ε private
+    st.warning(f"The chance of guessing, {rel.vulnerability:.3g}, is an average over records for an attacker who "
+               f"knows nothing about them. The channel's worst case is ε = {readable(rel.epsilon)}: from one report, "
+               f"{ODDS_GROWTH}, so for the records it tells apart it protects little.", icon=":material/shield:")
 
 
 def _channel():

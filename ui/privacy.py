@@ -17,6 +17,10 @@ URL = {"bind": "query-params"}
 WEAK_EPSILON = 10.0
 
 
+#: what ε bounds, in words: the e^ε-fold growth of an attacker's odds about one person
+ODDS_GROWTH = "the odds of any inference about one person may grow e^ε-fold"
+
+
 def fmt_eps(v) -> str:
     return readable(v)
 
@@ -66,8 +70,7 @@ def guarantee_message(pv: Privacy, n: int | None = None) -> None:
     else:
         weak = []
         if pv.epsilon is not None and pv.epsilon > WEAK_EPSILON:
-            weak.append(f"at ε = {readable(pv.epsilon)} the odds of any inference about one person may grow "
-                        f"e^ε-fold, so the bound protects little")
+            weak.append(f"at ε = {readable(pv.epsilon)} {ODDS_GROWTH}, so the bound protects little")
         if n and pv.delta and pv.delta > 1.0 / n:
             weak.append(f"δ = {readable(pv.delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published "
                         "one row in full would meet it")

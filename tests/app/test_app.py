@@ -539,6 +539,13 @@ def test_local_bins_say_they_are_of_log_intensity_where_they_are():
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.number_input(key="lbins").label == "Equal-width bins per column (of log intensity)"
+    # a chance of guessing of 0.1 is an average over records; the channel's ε (k-RR on 10¹¹ records: ln(0.1 · (10¹¹
+    # − 1) / 0.9) ≈ 23) is said beside it, as what it is (the metric alone read as strong privacy). Asia's ε at the
+    # same P, 3.3, has no such warning (test_local_curve_says_what_it_shows_and_when_its_settings_changed).
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Chance of guessing a record"] == "0.1" and float(metrics["True ε-LDP per record"]) > 20
+    warning = next(w.value for w in at.warning if "is an average" in w.value)
+    assert f"worst case is ε = {metrics['True ε-LDP per record']}" in warning and "e^ε-fold" in warning, warning
 
 
 def test_local_page_naive_vs_debiased():
