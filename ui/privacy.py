@@ -2,6 +2,7 @@
 source, and the accounting table in the ledger's one vocabulary (cgdcore.privacy.ledger.STATUS)."""
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -92,18 +93,19 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
     if with_figure:
         st.plotly_chart(vp.ledger_totals_figure(acc), key=f"{key}_fig", width="stretch")
     # one row per total, its verdict in the one vocabulary (cgdcore.privacy.ledger.verdict), and the full reason
-    # ε and δ written as everywhere else on the page (readable: 14,704, not 14700), so table, chart and prose agree
-    st.dataframe({"total": list(acc), "ε": [readable(a["epsilon"]) for a in acc.values()],
-                  "δ": [readable(a["delta"]) for a in acc.values()],
-                  "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
-                  "how it is computed, and why": [a["note"] for a in acc.values()]},
-                 hide_index=True, width="stretch", key=f"{key}_table",
-                 # pixel widths: the name and the verdict are read whole; the explanation takes the rest
-                 column_config={"total": st.column_config.TextColumn(width=380),
-                                "ε": st.column_config.TextColumn(width=80),
-                                "δ": st.column_config.TextColumn(width=70),
-                                "guarantee?": st.column_config.TextColumn(width=300),
-                                "how it is computed, and why": st.column_config.TextColumn(width="large")})
+    # ε and δ written as everywhere else on the page (readable: 14,704, not 14700), so table, chart and prose agree.
+    # A static table wraps its cells, so a reason of 200 characters reads whole at a 1,400 px window (a data grid
+    # shows one line of it and scrolls sideways to its column).
+    st.table({"total": [_plain(k) for k in acc], "ε": [readable(a["epsilon"]) for a in acc.values()],
+              "δ": [readable(a["delta"]) for a in acc.values()],
+              "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
+              "how it is computed, and why": [_plain(a["note"]) for a in acc.values()]},
+             hide_index=True)
+
+
+def _plain(text: str) -> str:
+    """``text`` shown as written in a Markdown cell: ε_i, a * or a $ are not markup."""
+    return re.sub(r"([\\`*_\[\]<>$~|#])", r"\\\1", str(text))
 
 
 def paper_vs_guarantee(pv: Privacy) -> str:

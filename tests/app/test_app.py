@@ -343,7 +343,7 @@ def test_budget_page_runs_curate_and_priv_pc():
 
 
 def _accounting_tables(at):
-    return [df.value for df in at.dataframe if "guarantee?" in df.value.columns]
+    return [t.value for t in at.table if "guarantee?" in t.value.columns]
 
 
 def _check_one_vocabulary(table):

@@ -182,6 +182,35 @@ def test_private_run_ledger_and_noise_view_in_browser(streamlit_server, browser)
     ctx.close()
 
 
+def test_ledger_table_reads_whole_at_1400_wide_in_browser(streamlit_server, browser):
+    """At 1,400 × 900 the ledger's table fits its column, and every total's reason is shown whole (its last column
+    was cut at the window's edge, one line of each reason, behind a sideways scroll)."""
+    from playwright.sync_api import expect
+
+    from cgdcore.privacy.ledger import STATUS
+
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/?ds=sachs&algo=priv-pc&eps=1&nseed=0", wait_until="domcontentloaded")
+    wait_idle(page, timeout=120_000)
+    page.get_by_role("tab", name="Privacy ledger").click()
+    panel = page.get_by_role("tabpanel").filter(has_text="Every release the run made")
+    table = panel.locator("[data-testid='stTable'], [data-testid='stDataFrame']").first
+    expect(table).to_be_visible(timeout=30_000)
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    wide = table.evaluate("t => [t, ...t.querySelectorAll('*')].filter(e => e.scrollWidth > e.clientWidth + 1 "
+                          "&& getComputedStyle(e).overflowX !== 'visible').map(e => [e.scrollWidth, e.clientWidth])")
+    assert not wide and box["x"] + box["width"] <= 1400, f"scrolls sideways: {wide}, {box}"
+    for reason in (STATUS["realised"], STATUS["as in paper"]):  # in full, in cells inside the window
+        cells = table.locator("td").filter(has_text=reason)
+        expect(cells.first).to_be_visible()
+        for cb in (c.bounding_box() for c in cells.all()):
+            assert box["x"] <= cb["x"] and cb["x"] + cb["width"] <= box["x"] + box["width"] + 1, (reason, cb, box)
+    page.screenshot(path=str(ARTIFACTS / "discover_ledger_1400.png"))
+    ctx.close()
+
+
 def test_local_privacy_page_and_its_curve_in_browser(streamlit_server, browser):
     from playwright.sync_api import expect
 
