@@ -51,7 +51,7 @@ from cgdcore import UserError
 from cgdcore.privacy.pld_pure import MIN_COMPOSED, pure_epsilon_pld
 
 __all__ = [
-    "RULES", "STATUS", "REASON", "verdict", "compare_to_guarantee", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
+    "RULES", "STATUS", "REASON", "verdict", "SPELLED_OUT", "total_label", "compare_to_guarantee", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
     "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
     "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
     "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "zcdp_epsilon", "zcdp_rho_for", "pld_epsilon",
@@ -77,6 +77,18 @@ REASON = {
     "realised": "this run's releases only",
     "as in paper": "the paper's formula",
 }
+
+
+#: What the totals' short names (the JSON's keys) stand for, where the name alone says nothing to a reader.
+SPELLED_OUT = {
+    "pld": "privacy-loss distribution",
+    "zcdp": "zero-concentrated DP",
+}
+
+
+def total_label(name: str) -> str:
+    """A total's name for readers: "pld (privacy-loss distribution)"; names that read as words stay as they are."""
+    return f"{name} ({SPELLED_OUT[name]})" if name in SPELLED_OUT else name
 
 
 def verdict(status: str) -> str:

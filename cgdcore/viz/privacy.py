@@ -8,6 +8,7 @@ its series, x and y).
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -145,14 +146,17 @@ def ledger_totals_figure(accounting: dict, with_title: bool = True):
     void = not any(accounting[k]["valid"] for k in names)
     colours = [STATUS_STYLE[s][0] for s in status]
     pattern = [STATUS_STYLE[s][1] for s in status]
-    hover = [f"{k}: ε = {readable(accounting[k]['epsilon'])}, δ = {readable(accounting[k]['delta'])}<br>"
-             f"{accounting[k]['note']}" for k in names]
+    from cgdcore.privacy.ledger import total_label, verdict
+
+    # short names spelled out ("pld (privacy-loss distribution)"); the note in lines of at most 80 characters, so the
+    # hover stays inside the figure (on one line it ran off both sides and hid the name's spelling)
+    hover = [f"{total_label(k)}: ε = {readable(accounting[k]['epsilon'])}, δ = {readable(accounting[k]['delta'])}<br>"
+             + "<br>".join(textwrap.wrap(accounting[k]["note"], 80)) for k in names]
     # the verdict goes under the total's name (one vocabulary: cgdcore.privacy.ledger.verdict); beside the bar only
     # the number, which fits however long the bar is (a long label ran off the figure and was cut)
-    from cgdcore.privacy.ledger import verdict
-
     # the total named for its verdict (the run's "guarantee") is named once, not "guarantee / guarantee"
-    ticks = [f"<b>{k}</b>" if k == verdict(s) else f"{k}<br><i>{verdict(s)}</i>" for k, s in zip(names, status)]
+    ticks = [f"<b>{k}</b>" if k == verdict(s) else f"{total_label(k)}<br><i>{verdict(s)}</i>"
+             for k, s in zip(names, status)]
     text = [readable(e) for e in eps]
     # values outside the bars: white text on a hatched bar is unreadable
     fig = go.Figure(go.Bar(y=names, x=eps, orientation="h", marker=dict(color=colours, pattern_shape=pattern),

@@ -154,6 +154,25 @@ def test_pld_comparison_agrees_with_the_golden_value():
     assert tot["pld"]["status"] == "realised"
 
 
+def test_ledger_chart_spells_out_pld_and_its_hover_fits():
+    """The totals chart labelled a bar "pld" and nothing said what it stands for: the hover that did ran off the
+    figure on one line. The tick now says it, keeping the verdict under it, and the hover wraps."""
+    from cgdcore.privacy.ledger import verdict
+    from cgdcore.viz.privacy import ledger_totals_figure
+
+    led = Ledger(budget=None, delta=1e-3)
+    for _ in range(50):
+        led.record("laplace", 0.05, laplace_ratio=20.0)
+    tot = led.totals()
+    fig = ledger_totals_figure(tot)
+    ticks = dict(zip(fig.layout.yaxis.tickvals, fig.layout.yaxis.ticktext))
+    assert ticks["pld"] == f"pld (privacy-loss distribution)<br><i>{verdict('realised')}</i>"
+    hover = dict(zip(fig.data[0].y, fig.data[0].hovertext))
+    assert hover["pld"].startswith("pld (privacy-loss distribution): ε = ")
+    assert all(len(line) <= 90 for h in hover.values() for line in h.split("<br>")), hover
+    assert "pld" in tot  # the JSON's key stays short (the command-line contract)
+
+
 @pytest.mark.parametrize("eps,delta,sigma", [(1.0, 1e-5, 3.7306), (0.1, 1e-5, 30.7496), (0.5, 1e-6, 8.0576),
                                              (5.0, 1e-5, 0.8919)])
 def test_analytic_gaussian_golden_values(eps, delta, sigma):
