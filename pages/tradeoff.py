@@ -162,13 +162,16 @@ from cgdcore.experiments.cost import sweep_units  # noqa: E402
 # the runs still to compute, summed before any starts (cgdcore.experiments.cost); the rows already stored are shown
 too_large = refuse_work(sweep_units(spec, jobs=int(jobs), done=[c.key for c in configs if c.seed in done]), "sweep",
                         "fewer datasets, rows, algorithms, ε values or repetitions", lambda: [sweep_command()])
-c1, c2, c3 = st.columns([2, 2, 3])
+c1, c2, _ = st.columns([2, 2, 3])
 c1.metric("Runs in this sweep", f"{len(configs):,}")
 c2.metric("Already computed", f"{have:,}")
-go = c3.button("Run sweep" if have == 0 else ("All runs done" if have == len(configs) else "Resume sweep"),
-               type="primary", key="togo", disabled=have == len(configs) or not configs or too_large)
+# the action on a line of its own under what it will run, in view when the page opens (beside the metrics it read
+# as a third one; at the sidebar's foot it was below the fold of a 900 px window)
+go = st.button("Run sweep" if have == 0 else ("All runs done" if have == len(configs) else "Resume sweep"),
+               type="primary", key="togo", icon=":material/play_arrow:",
+               disabled=have == len(configs) or not configs or too_large)
 if len(configs) > 600:
-    c3.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
+    st.caption(f"{len(configs):,} runs can take several minutes; the command line runs the same sweep "
                "(`python -m cgdcore sweep`) on more cores or a Dask cluster.")
 
 from cgdcore.viz import sweep as vs  # noqa: E402

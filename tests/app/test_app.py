@@ -680,6 +680,15 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at2.exception, [e.message for e in at2.exception]
 
 
+def test_tradeoff_run_button_is_an_action_below_the_metrics_not_one_of_them():
+    """"Run sweep" sat in the row of metrics, where it read as a third one: it is on a line of its own, under them,
+    in the page's main area (in view when the page opens)."""
+    at = _tradeoff({})
+    assert any(m.label == "Runs in this sweep" for c in at.columns for m in c.metric)  # the metrics keep their row
+    assert not [b.label for c in at.columns for b in c.button]
+    assert [b.key for b in at.main.button] == ["togo"] and at.button(key="togo").label == "Run sweep"
+
+
 def test_tradeoff_leaves_a_run_without_a_guarantee_off_the_guaranteed_axis_and_says_so():
     """EM-PC has no guarantee: it was drawn against 'guaranteed ε' at a bound its table marks guarantee = 0."""
     params = {"tods": "asia", "ton": "5000", "toalg": ["priv-pc", "em-pc"], "toeps": "logspace:-1:1:2",
