@@ -126,7 +126,7 @@ if outcome.panels:
     cards = st.columns(min(len(outcome.panels), 5))
     private = any(p.epsilon is not None for p in outcome.panels)
     for col, p in zip(cards * 2, outcome.panels):
-        with col.container(border=True):
+        with col.container(border=True, height="stretch"):  # equal heights: the row's tallest card sets them
             st.markdown(f"**{p.label}**")
             m = p.discovery.metrics
             if private:  # side by side in up to three cards; in four or more, a label and 14,704 fit only stacked

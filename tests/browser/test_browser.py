@@ -211,6 +211,23 @@ def test_ledger_table_reads_whole_at_1400_wide_in_browser(streamlit_server, brow
     ctx.close()
 
 
+def test_demo_result_cards_are_equal_in_height_in_browser(streamlit_server, browser):
+    """The Demo's bordered cards, one per run, are as tall as the row's tallest (at 1,400 × 900 they were 280 to 437 px
+    tall: a long note or a title on two lines made a card taller than its neighbours)."""
+    ctx = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = ctx.new_page()
+    page.goto(streamlit_server + "/demo?scenario=epsilon-cost", wait_until="domcontentloaded")
+    wait_idle(page, timeout=240_000)
+    page.locator("[data-testid='stMetric']").first.wait_for(state="attached", timeout=60_000)
+    cards = page.locator("[data-testid='stVerticalBlock']").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e).borderTopWidth !== '0px' && e.querySelector(\"[data-testid="
+        "'stMetric']\")).map(e => { const r = e.getBoundingClientRect(); return [r.top, r.height]; })")
+    assert len(cards) == 4, cards
+    assert max(h for _, h in cards) - min(h for _, h in cards) <= 1 and len({round(t) for t, _ in cards}) == 1, cards
+    page.screenshot(path=str(ARTIFACTS / "demo_cards_1400.png"))
+    ctx.close()
+
+
 def test_local_privacy_page_and_its_curve_in_browser(streamlit_server, browser):
     from playwright.sync_api import expect
 
