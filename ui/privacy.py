@@ -2,11 +2,11 @@
 source, and the accounting table in the ledger's one vocabulary (cgdcore.privacy.ledger.STATUS)."""
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from cgdcore.exports import markdown_literal
 from cgdcore.privacy.ledger import STATUS, compare_to_guarantee, readable, verdict
 
 if TYPE_CHECKING:
@@ -96,16 +96,11 @@ def accounting_table(acc: dict, key: str, with_figure: bool = True) -> None:
     # ε and δ written as everywhere else on the page (readable: 14,704, not 14700), so table, chart and prose agree.
     # A static table wraps its cells, so a reason of 200 characters reads whole at a 1,400 px window (a data grid
     # shows one line of it and scrolls sideways to its column).
-    st.table({"total": [_plain(k) for k in acc], "ε": [readable(a["epsilon"]) for a in acc.values()],
+    st.table({"total": [markdown_literal(k) for k in acc], "ε": [readable(a["epsilon"]) for a in acc.values()],
               "δ": [readable(a["delta"]) for a in acc.values()],
               "guarantee?": [verdict(a.get("status", "guarantee" if a["valid"] else "realised")) for a in acc.values()],
-              "how it is computed, and why": [_plain(a["note"]) for a in acc.values()]},
+              "how it is computed, and why": [markdown_literal(a["note"]) for a in acc.values()]},
              hide_index=True)
-
-
-def _plain(text: str) -> str:
-    """``text`` shown as written in a Markdown cell: ε_i, a * or a $ are not markup."""
-    return re.sub(r"([\\`*_\[\]<>$~|#])", r"\\\1", str(text))
 
 
 def paper_vs_guarantee(pv: Privacy) -> str:
