@@ -119,7 +119,8 @@ def _curate():
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("Total budget", f"{total:g}")
     c2.metric("ε used", f"{cur.privacy.used_epsilon:.4g}",
-              help=f"the {cur.privacy.rule} rule at the releases made; the guarantee is the budget")
+              help=f"the {cur.privacy.rule} rule at the releases made; "
+                   + ("the guarantee is the budget" if cur.privacy.guarantee else "this run has no guarantee"))
     c3.metric("Orders run", len(cur.result.tests_per_order))
     c4.metric("Skeleton F1", f"{cur.metrics['skeleton_f1']:.3f}")
     if cur.result.stopped_early:
@@ -142,7 +143,8 @@ def _curate():
                                           "Σε of the order's tests")})
     st.caption("\"ε used\" is the filter's rule — min(Σε, √(2 ln(1/δ)·Σε²) + Σε²/2) — at everything released so "
                "far, so it is less than the plain sum Σε once there are many small releases. The plan must keep "
-               "it within the budget; the guarantee is the budget itself.")
+               "it within the budget" + ("; the guarantee is the budget itself." if cur.privacy.guarantee else
+                                          ", yet this run has no guarantee: see below."))
     if not cur.privacy.guarantee:
         st.error(f"Not a privacy guarantee: {cur.privacy.guarantee_note}.", icon=":material/gpp_bad:")
 
@@ -185,11 +187,20 @@ def _privpc():
 
 def _accounting():
     """What each run can promise against the papers' formulas."""
+    if cur.privacy.guarantee:
+        curate = (f"CURATE's run has a budget: the filter refused every release past it, so its guarantee is "
+                  f"ε = {total:g}, whatever the data did.")
+    else:  # the paper's sensitivity: the filter holds the budget, but the noise is too small to deliver it
+        curate = (f"CURATE's run has a budget of ε = {total:g}, which the filter held, but its noise does not deliver "
+                  f"that ε ({cur.privacy.guarantee_note}): it has **no guarantee**.")
+    if priv.privacy.guarantee:
+        privpc = (f"Priv-PC at ε = {round_eps:g} per round has no budget, as in the paper: its rounds stop only when "
+                  "PC does, so all it can promise is the composition of the most rounds any run on data of this "
+                  "shape could make.")
+    else:
+        privpc = (f"Priv-PC at ε = {round_eps:g} per round has **no guarantee** ({priv.privacy.guarantee_note}).")
     st.markdown(
-        "**What each run can promise.** CURATE's run has a budget: the filter refused every release past it, so "
-        f"its guarantee is ε = {total:g}, whatever the data did. Priv-PC at ε = {round_eps:g} per round has no "
-        "budget, as in the paper: its rounds stop only when PC does, so all it can promise is the composition of "
-        "the most rounds any run on data of this shape could make. The papers' own formulas (CURATE's "
+        f"**What each run can promise.** {curate} {privpc} The papers' own formulas (CURATE's "
         "t·ε² + ε·√(2t ln(1/δ′)) at δ′ = 10⁻¹² per order; Priv-PC's advanced composition over the K rounds this run "
         "made) are shown for comparison; neither is a guarantee. Here:\n\n"
         + "\n".join(f"- **{title}**: {paper_vs_guarantee(res.privacy)}" for res, title in ((cur, "CURATE"),

@@ -362,6 +362,23 @@ def _check_one_vocabulary(table):
         assert why and len(why) > 10  # a reason, never a bare 'no'
 
 
+def test_budget_page_promises_curates_budget_only_when_the_run_has_a_guarantee():
+    """With the paper's sensitivity (not a worst-case bound) CURATE's run has no guarantee, but the prose said "its
+    guarantee is ε = 10, whatever the data did" beside the metric "Guaranteed ε: none"."""
+    at = app(timeout=300)
+    at.query_params.update({"bn": "20000", "bsens": "paper", "budget_view": "As in paper vs guaranteed"})
+    at.switch_page("pages/budget.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.metric[0].label == "Guaranteed ε" and at.metric[0].value == "none"
+    prose = next(m.value for m in at.markdown if "What each run can promise" in m.value)
+    assert "its guarantee is ε" not in prose and "**no guarantee**" in prose and "not a valid worst-case" in prose
+    at.session_state["budget_view"] = "CURATE: planned vs used"
+    at.query_params["budget_view"] = "CURATE: planned vs used"  # as a click writes it in the address
+    at.run()
+    assert not any("the guarantee is the budget itself" in c.value for c in at.caption)
+    assert any("this run has no guarantee" in c.value for c in at.caption)
+
+
 def test_budget_page_says_from_the_numbers_where_the_papers_totals_lie():
     """The prose said CURATE's formula 'understates' while the chart drew it above the guarantee and the
     budget. Now each paper total is compared with the guarantee from the same numbers the table and chart show."""
