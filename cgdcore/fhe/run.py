@@ -263,16 +263,20 @@ def what_each_party_sees(mode: str, dp: str | None) -> dict[str, str]:
                 "key holder": "no keys: nothing is encrypted (the reference)"}
     if mode == "emulate":
         return {"owners": "their own rows", "server": "—  (a noise-free numpy emulation of the circuit; nothing is "
-                "encrypted)", "key holder": "the approximate statistics"}
+                "encrypted)", "key holder": "the approximate statistics of the pooled counts (no differential "
+                "privacy)"}
     if mode == "aggregate":
         return {"owners": "their own rows; encrypt their local tables",
                 "server": "ciphertexts only (no secret key); adds them",
-                "key holder": "the aggregated contingency tables of every test (not any single owner's)"}
+                # the key holder is an owner: the decrypted sums minus its own tables are the others' total
+                "key holder": "the summed contingency tables of every test; minus its own, that is the other owners' "
+                              "total — with two owners, the other owner's exact tables; no differential privacy"}
     return {"owners": "their own rows; encrypt their local counts" + (" and a guess of each reciprocal" if mode == "warm"
                                                                      else ""),
             "server": "ciphertexts only (no secret key); evaluates the χ²/G² circuit on them",
-            "key holder": "one statistic per test: the server hides each per-cell contribution under a random mask, "
-                          "and each test's masks sum to zero"}
+            "key holder": "one statistic per test, computed from the pooled counts: the server hides each per-cell "
+                          "contribution under a random mask, and each test's masks sum to zero; the statistics are "
+                          "not noised (no differential privacy)"}
 
 
 def fhe_summary(report: dict, params: dict) -> dict[str, Any]:

@@ -269,3 +269,14 @@ def test_a_graph_that_differs_despite_equal_decisions_is_explained():
     for cmp in ({"agreement": 0.999, "shd_vs_plaintext": 2}, {"agreement": 1.0, "shd_vs_plaintext": 0},
                 {"agreement": 1.0, "shd_vs_plaintext": None}, {}):
         assert same_decisions_note(cmp) is None
+
+
+def test_what_the_key_holder_sees_is_not_overstated():
+    """The key holder is one of the owners: in secure aggregation it subtracts its own tables from the decrypted
+    sums, which leaves the other owners' total (with two owners, the other owner's exact tables); no mode without
+    a DP variant is described as if its output were protected."""
+    holder = what_each_party_sees("aggregate", None)["key holder"]
+    assert "not any single owner" not in holder
+    assert "other owners' total" in holder and "the other owner's exact tables" in holder
+    for mode in ("aggregate", "warm", "paper", "emulate"):
+        assert "no differential privacy" in what_each_party_sees(mode, None)["key holder"], mode
