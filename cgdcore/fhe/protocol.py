@@ -218,7 +218,9 @@ class Federation:
         self._server_ctx = None
         self._owner_ctx = None
         self._agg_total = None  # DP "once": the decrypted noisy joint
-        self._server_rng = self.rng.spawn(1)[0]  # the server's own randomness (masks); self.rng not advanced
+        # the server's own secret randomness for the masks: fresh operating-system entropy, never derived from the
+        # run's seed (a party who knew that seed could recompute the masks and read every per-cell contribution)
+        self._server_rng = np.random.default_rng(np.random.SeedSequence())
 
     # -- keys
     def _setup(self, params: ckks.CKKSParams):

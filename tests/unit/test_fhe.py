@@ -280,3 +280,16 @@ def test_what_the_key_holder_sees_is_not_overstated():
     assert "other owners' total" in holder and "the other owner's exact tables" in holder
     for mode in ("aggregate", "warm", "paper", "emulate"):
         assert "no differential privacy" in what_each_party_sees(mode, None)["key holder"], mode
+
+
+def test_server_masks_do_not_follow_the_runs_seed(asia10k):
+    """The masks hide each per-cell contribution from the key holder only if it cannot recompute them: they come
+    from the server's own fresh entropy, not from the run's (public) seed."""
+    from cgdcore.fhe.protocol import Federation, Settings, make_layout, zero_sum_masks
+
+    parties = federate(asia10k, owners=2, split="iid", seed=0)
+    lay = make_layout([(0, 1, ()), (2, 3, (0,))], tuple(asia10k.arities))
+    masks = [zero_sum_masks(lay, 2.0 ** 16, Federation(parties, asia10k.n, tuple(asia10k.arities),
+                                                       Settings(mode="warm").resolved(),
+                                                       rng=np.random.default_rng(0))._server_rng) for _ in range(2)]
+    assert not np.allclose(masks[0], masks[1])
