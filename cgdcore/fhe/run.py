@@ -67,7 +67,9 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
            pc_progress=None, reference: bool = True):
     """Run the federated protocol and PC; returns (pc Result, report, ledger or None).
 
-    ``reference``: also run the plaintext protocol on the same split, so the report can give the
+    ``seed`` seeds the owners' split (None: the split of seed 0) and the DP variant's noise (None: fresh
+    operating-system entropy; a fixed seed makes the run a reproducible demo, not private against anyone who
+    knows it). ``reference``: also run the plaintext protocol on the same split, so the report can give the
     SHD between the encrypted run's graph and the plaintext one.
     """
     from cgdcore.privacy.ledger import Ledger, validate_epsilon
@@ -102,7 +104,8 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     memory = RunMemory().start()  # before the owners' shares and the keys are made: they are this run's memory
     try:  # a run that ends early (an error, or cancelled) stops the memory sampler too
         parties = federate(dataset, owners=owners, split=split, seed=seed)
-        rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 4]))
+        # the DP noise: fresh operating-system entropy unless a seed is given (then a reproducible demo)
+        rng = np.random.default_rng(np.random.SeedSequence() if seed is None else np.random.SeedSequence([int(seed), 4]))
         fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
                          epsilon=epsilon, ledger=ledger, rng=rng, progress=progress)
         if dp == "once":
@@ -121,6 +124,7 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     report["memory_added_mb"] = added
     report["owner_rows"] = [o.n for o in parties]
     report["owners"] = owners
+    report["noise_seed_fixed"] = dp is not None and seed is not None
     decided = sum(lv["tests"] for lv in report["levels"])
     report["agreement"] = (sum(lv["agreement"] * lv["tests"] for lv in report["levels"]) / decided) if decided else 1.0
     report["overshoot"] = sum(lv.get("overshoot_slots", 0) for lv in report["levels"])
@@ -244,19 +248,24 @@ def same_decisions_note(compare: dict) -> str | None:
             "separating sets.")
 
 
-def what_each_party_sees(mode: str, dp: str | None) -> dict[str, str]:
-    """Who learns what in each mode (seed 003 §III-B threat model: honest-but-curious server)."""
+def what_each_party_sees(mode: str, dp: str | None, fixed_seed: bool = False) -> dict[str, str]:
+    """Who learns what in each mode (seed 003 §III-B threat model: honest-but-curious server). ``fixed_seed``: the
+    DP noise came from a fixed seed, so its ε-DP statements hold only against parties who do not know it."""
+    from cgdcore.privacy import FIXED_SEED_NOTE
+
+    demo = f" — {FIXED_SEED_NOTE}" if fixed_seed else ""
     if dp == "once":
         return {"owners": "their own rows; each adds a full discrete-Laplace draw to every cell of its joint "
-                          "histogram and encrypts it; what comes back is ε-DP with respect to the other owners' rows",
+                          "histogram and encrypts it; what comes back is ε-DP with respect to the other owners' rows"
+                          + demo,
                 "server": "ciphertexts only (public context: public and relinearisation keys, no secret key)",
                 "key holder": "the noisy joint histogram and everything computed from it: ε-DP with respect to "
                               "every other owner's rows even knowing its own noise (each owner's own draw covers "
-                              "its rows)"}
+                              "its rows)" + demo}
     if dp == "per-count":
         return {"owners": "their own rows; they add discrete Laplace noise to every distinct count they send",
                 "server": "every owner's noisy counts for every test, in the clear (as in the paper): ε per count "
-                          "vector, four vectors per test, composed per owner",
+                          "vector, four vectors per test, composed per owner" + demo,
                 "key holder": "nothing beyond the server (no encryption in the paper's DP variant)"}
     if mode == "plaintext":
         return {"owners": "their own rows", "server": "every owner's exact local counts for every test",
@@ -304,4 +313,5 @@ def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
             "bytes": report["bytes"], "ciphertexts": report.get("ciphertexts", 0),
             "ckks": report.get("ckks"), "ckks_params": report.get("ckks_params"),
             "memory_added_mb": report.get("memory_added_mb"),
-            "sees": what_each_party_sees(params.get("mode"), params.get("dp"))}
+            "sees": what_each_party_sees(params.get("mode"), params.get("dp"),
+                                         fixed_seed=bool(report.get("noise_seed_fixed")))}

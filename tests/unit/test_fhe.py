@@ -293,3 +293,22 @@ def test_server_masks_do_not_follow_the_runs_seed(asia10k):
                                                        Settings(mode="warm").resolved(),
                                                        rng=np.random.default_rng(0))._server_rng) for _ in range(2)]
     assert not np.allclose(masks[0], masks[1])
+
+
+def test_dp_noise_is_fresh_unless_a_seed_is_fixed(asia10k):
+    """Without a seed the DP noise comes from fresh entropy (as the run's report says), not from a public
+    default; a fixed seed repeats the noise, and then every party's ε-DP statement says it is a reproducible demo."""
+    from cgdcore.fhe.run import fhe_summary
+
+    def stats(seed):
+        r, rep, _ = fhe_pc(asia10k, owners=2, dp="per-count", epsilon=0.5, max_order=0, seed=seed, reference=False)
+        return rep["levels"][0]["stats"], fhe_summary(rep, r.params)["sees"]
+
+    (a, sees_fresh), (b, _) = stats(None), stats(None)
+    assert not np.allclose(a, b)
+    (c, sees_fixed), (d, _) = stats(5), stats(5)
+    assert np.array_equal(c, d)
+    assert "reproducible demo" in sees_fixed["server"] and "reproducible demo" not in sees_fresh["server"]
+    for holder in ("owners", "key holder"):
+        assert "reproducible demo" in what_each_party_sees("aggregate", "once", fixed_seed=True)[holder]
+        assert "reproducible demo" not in what_each_party_sees("aggregate", "once")[holder]
