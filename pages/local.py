@@ -17,8 +17,9 @@ URL = {"bind": "query-params"}
 
 st.title("Local privacy")
 st.caption("Every person privatises their own record before it leaves their hands; discovery then works on the "
-           "noisy records. Compare the mechanisms of Binkyte et al. (CLeaR 2024) at the same privacy level, and a "
-           "channel-aware CI test that undoes the noise.")
+           "noisy records. Compare the mechanisms of Binkyte et al. (CLeaR 2024) at the same privacy level P (the "
+           "paper's measure: equal P is not equal ε, and both are shown), and a channel-aware CI test that undoes "
+           "the noise.")
 
 explain(
     "What am I looking at?",
@@ -264,7 +265,8 @@ def _curve():
         st.plotly_chart(viz_local.utility_figure(saved[1], metric), key="lcurve", width="stretch")
         st.caption("Geo Comb at a fixed P cannot be de-biased, so it has no dashed line. The paper's finding — the "
                    "geometric mechanisms stay close to the no-noise baseline while k-RR Comb collapses — concerns "
-                   "the naive lines. " + _debiased_against_naive(saved[1], metric))
+                   "the naive lines, at equal P. " + _epsilon_at_equal_p(saved[1]) + " "
+                   + _debiased_against_naive(saved[1], metric))
         download_row([("The runs (CSV)", "csv", pd.DataFrame(saved[1]), "local_curve.csv"),
                       ("Curve figure (HTML)", "html", viz_local.utility_figure(saved[1], metric), "local_curve.html")],
                      "lcurve_dl")
@@ -275,6 +277,26 @@ def _curve():
 #: what each place of the curve's cache key is (its settings), as the page names them
 _CURVE_KEY = ("", "scenario", "rows", "bins", "log scale", "seeds", "naive CI test", "α", "de-biased included",
               "de-biasing", "calibration", "maximum order")
+
+
+def _epsilon_at_equal_p(rows: list[dict]) -> str:
+    """The ε-LDP each mechanism's channel has over the curve's levels, said beside the paper's comparison at equal P:
+    a mechanism that keeps its utility at the same P may do so at a far larger ε."""
+    from cgdcore.local.compare import epsilon_by_level
+
+    spans: dict[str, list[float]] = {}
+    for (mech, _), eps in epsilon_by_level(rows).items():
+        spans.setdefault(mech, []).append(eps)
+    if not spans:
+        return ""
+    parts = [f"{mech} {readable(min(v))}" + (f"–{readable(max(v))}" if max(v) > min(v) else "")
+             for mech, v in sorted(spans.items(), key=lambda kv: min(kv[1]))]
+    text = f"Equal P is not equal ε: over these levels the channels' ε-LDP per record is {'; '.join(parts)}."
+    lowest = min(min(v) for v in spans.values())
+    if lowest > WEAK_EPSILON:
+        text += (f" Every level here is above ε = {readable(WEAK_EPSILON)}: from one report, {ODDS_GROWTH}, so "
+                 "none of these channels protects much, and a better line at the same P can be bought with a larger ε.")
+    return text
 
 
 def _debiased_against_naive(rows: list[dict], metric: str) -> str:

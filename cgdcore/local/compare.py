@@ -143,3 +143,10 @@ def frequency_comparison(x: np.ndarray, k: int, epsilons: Iterable[float], seeds
             rows.append({"oracle": name, "epsilon": float(eps), "mse": float(np.mean(errs)),
                          "theory": float(np.mean(F.oracle_variance(name, k, eps, n, f)))})
     return rows
+
+
+def epsilon_by_level(rows: list[dict]) -> dict[tuple[str, float], float]:
+    """The channel's ε-LDP per record at each (mechanism, privacy level P) of :func:`utility_curve`'s rows: equal P
+    is not equal ε (the geometric channels' worst-case log-ratio is many times k-RR's at the same P)."""
+    return {(r["mechanism"], float(r["level"])): float(r["epsilon_ldp"]) for r in rows
+            if r.get("epsilon_ldp") is not None}

@@ -63,9 +63,12 @@ def utility_figure(rows: list[dict], metric: str = "skeleton_f1"):
     """
     import plotly.graph_objects as go
 
+    from cgdcore.local.compare import epsilon_by_level
+
     fig = go.Figure()
     label = {"skeleton_f1": "skeleton F1", "shd": "SHD (CPDAG)"}[metric]
     ticks = sorted({r["level"] for r in rows if r["mechanism"] != "no noise"})
+    epsilon = epsilon_by_level(rows)
     reference = None
     series = []  # [names, levels, mean, sd, (mech, pipe)] in drawing order
     for (mech, pipe), by_level in sorted(_summary(rows, metric).items()):
@@ -99,14 +102,16 @@ def utility_figure(rows: list[dict], metric: str = "skeleton_f1"):
         colour = MECH_COLOURS.get(mech, "#555555")
         symbol = MECH_SYMBOLS.get(mech, "circle") + ("" if pipe == "naive" else "-open")
         name = " = ".join(names)
-        fig.add_scatter(x=levels, y=mean, mode="lines+markers", name=name,
+        eps = [epsilon.get((mech, float(x)), float("nan")) for x in levels]
+        fig.add_scatter(x=levels, y=mean, mode="lines+markers", name=name, customdata=eps,
                         line={"color": colour, "dash": PIPELINE_DASH[pipe], "width": LINE_WIDTH},
                         marker={"symbol": symbol, "size": [MARKER_SIZE + 1 + 6 * c for c in later],
                                 "line": {"color": colour, "width": 2}},
                         error_y={"type": "data", "array": sd, "visible": True, "thickness": 1.5},
-                        hovertemplate=f"{name}<br>P = %{{x}}<br>{label} %{{y:.3f}} ± %{{error_y.array:.3f}}"
-                                      "<extra></extra>")
-    fig.update_xaxes(title="privacy level P = chance of guessing a whole record (higher = less private)",
+                        hovertemplate=f"{name}<br>P = %{{x}}, ε-LDP per record %{{customdata:.4g}}<br>{label} "
+                                      "%{y:.3f} ± %{error_y.array:.3f}<extra></extra>")
+    # P orders the levels of one mechanism; across mechanisms the same P comes with very different ε
+    fig.update_xaxes(title="privacy level P = chance of guessing a whole record (equal P is not equal ε: see the hover)",
                      type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     fig.update_yaxes(title=label)
     return _layout(fig, height=420, title=f"{label} vs privacy level (mean ± sd over seeds)")

@@ -453,6 +453,24 @@ def test_utility_figure_nests_markers_where_series_meet():
     assert first.marker.size[1] == second.marker.size[1]
 
 
+def test_utility_figure_hovers_each_points_epsilon_beside_its_p():
+    """The curve compares mechanisms at equal guessing chance P; each point's hover gives its channel's ε-LDP, which
+    differs between mechanisms at the same P (the axis said "higher = less private" across them)."""
+    from cgdcore.local.compare import epsilon_by_level
+    from cgdcore.viz import local as viz_local
+
+    rows = [{"mechanism": mech, "pipeline": "naive", "level": lv, "skeleton_f1": y, "epsilon_ldp": e}
+            for mech, pts in {"krr-comb": [(0.1, 0.2, 22.4), (0.5, 0.4, 24.9)],
+                              "geo-cwise": [(0.1, 0.5, 170.0), (0.5, 0.6, 280.0)]}.items() for lv, y, e in pts]
+    assert epsilon_by_level(rows)[("geo-cwise", 0.1)] == 170.0
+    fig = viz_local.utility_figure(rows)
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["geo-cwise · naive"].customdata) == [170.0, 280.0]
+    assert list(by_name["krr-comb · naive"].customdata) == [22.4, 24.9]
+    assert all("ε-LDP per record %{customdata" in t.hovertemplate for t in fig.data)
+    assert "higher = less private" not in fig.layout.xaxis.title.text
+
+
 @pytest.mark.parametrize("mechanism", ["krr-cwise", "geo-cwise"])
 def test_local_accounting_is_the_guarantee_one_release_per_column(mechanism):
     """A local run releases each column once: the number of releases is fixed by the schema, so the basic
