@@ -4,7 +4,7 @@ import threading
 import streamlit as st
 
 from cgdcore.cancel import checkpoint
-from cgdcore.fhe.run import comparison, same_decisions_note
+from cgdcore.fhe.run import comparison, no_dp_note, same_decisions_note
 from ui.privacy import accounting_table, guarantee_message, status_legend
 from ui.downloads import download_row, ledger_table
 from ui.widgets import lazy_tabs
@@ -192,6 +192,8 @@ c[4].metric("Memory the run added", "—" if mem is None else (f"{mem / 1024:.2f
                  "are simulated in it; an encrypting run has a process of its own) minus its RSS when the run "
                  "started. Memory the process already held is not counted. "
                  "A result shown again from the cache shows the numbers of the run that computed it.")
+if dp == "none":
+    st.warning(no_dp_note(mode), icon=":material/gpp_bad:")
 if same_decisions_note(cmp):
     st.caption(f":material/info: {same_decisions_note(cmp)}")
 for note in res.notes:

@@ -288,6 +288,18 @@ def what_each_party_sees(mode: str, dp: str | None, fixed_seed: bool = False) ->
                           "not noised (no differential privacy)"}
 
 
+def no_dp_note(mode: str) -> str:
+    """What a run without a DP variant promises about its output: nothing (the Encrypted page's notice)."""
+    seen = {"aggregate": "contingency tables the key holder decrypts", "emulate": "emulated statistics",
+            "plaintext": "counts the server sees"}.get(mode, "statistics the key holder decrypts")
+    encrypted = mode in ("aggregate", "warm", "paper")
+    return (f"**No privacy guarantee.** Without a DP variant the {seen} and the learned graph are computed from the "
+            "owners' exact counts, with no privacy noise: the learned graph itself is not private. "
+            + ("Encryption keeps the counts from the server; it does not limit what the output reveals about a "
+               "person. " if encrypted else "")
+            + "Choose a DP variant for a differential-privacy guarantee.")
+
+
 def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
     """The JSON-safe part of a run's report (the ``fhe`` key of ``discover --json``). With a DP variant the
     comparisons with plaintext (agreement, flips, SHD) are computed from the exact counts: they go under

@@ -666,6 +666,24 @@ def test_encrypted_page_warm_mode_waits_for_the_button():
     assert any(b.label == "Run encrypted PC" for b in at.button)
 
 
+def test_encrypted_page_says_a_run_without_dp_has_no_guarantee():
+    """Without a DP variant the decrypted tables and the learned graph are exact: the main view says there is no
+    guarantee (encryption alone protects the counts in transit, not the output); with a DP variant it does not."""
+    at = app(timeout=180)
+    at.switch_page("pages/encrypted.py")
+    at.query_params.update({"fmode": "aggregate", "fown": "2", "fn": "3000", "fmaxo": "1"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    note = [w.value for w in at.warning if "No privacy guarantee" in w.value]
+    assert note and "learned graph itself is not private" in note[0] and "contingency tables" in note[0]
+    at2 = app(timeout=180)
+    at2.switch_page("pages/encrypted.py")
+    at2.query_params.update({"fdp": "per-count", "fown": "2", "fn": "3000", "fmaxo": "1"})
+    at2.run()
+    assert not at2.exception, [e.message for e in at2.exception]
+    assert not any("No privacy guarantee" in w.value for w in at2.warning)
+
+
 def _tradeoff(params, timeout=180):
     at = app(timeout=timeout)
     at.switch_page("pages/tradeoff.py")
