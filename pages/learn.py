@@ -5,7 +5,7 @@ import numpy as np
 import streamlit as st
 
 from cgdcore.privacy.ledger import readable
-from ui.privacy import accounting_table, paper_vs_guarantee, status_legend
+from ui.privacy import accounting_table, guarantee_message, paper_vs_guarantee, status_legend
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)
 from ui.widgets import lazy_tabs
@@ -283,7 +283,13 @@ def sieve_and_examine():
         links.append((0, 5, flow["stopped"]))
         xs, ys = xs + [0.999], ys + [0.05]
     c2.plotly_chart(viz_teach.sieve_flow_figure(labels, xs, ys, links), width="stretch", key="lsievefig")
-    c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}")
+    with c2:
+        guarantee_message(pv, sds.n)  # what the promise is worth: its ε, its δ against 1/n, the lesson's fixed seed
+    c1.metric("rounds (examined tests), ε each", f"{flow['examined']} × {seps:g}",
+              help="What this run spent: an odometer reading, not a guarantee (lesson 8).")
+    c1.metric("the run can promise", f"ε = {readable(pv.epsilon)}" if pv.guarantee else "no guarantee",
+              help="Without a budget, any of the tests could have been a hit: the guarantee composes the most rounds "
+                   "any run on data of this shape could make (lesson 8).")
     c1.metric(f"sieve sub-sample (of {sds.n:,} rows)", f"{pv.subsample_rows:,} rows")
     c1.metric("flips vs noise-free (sieve / examine)", f"{flow['flipped_sieve']} / {flow['flipped_examine']}")
     st.latex(r"\epsilon' = \ln\!\Big(\frac{n}{m}\big(e^{\epsilon/2}-1\big)+1\Big)\ \text{(sieve on } m \text{ rows costs }"
@@ -299,9 +305,12 @@ def sieve_and_examine():
         sub = (f"The sieve reads a sub-sample of {pv.subsample_rows:,} rows: sub-sampling amplifies privacy, so it "
                f"can use the larger ε' = {pv.sieve_epsilon:.3g} with less noise.")
     st.caption("Priv-PC (Wang, Pang & Song 2020, Alg. 2) on Sachs, n = 100,000. Most tests say 'dependent' and the "
-               "sparse vector technique lets them through the sieve for free; only a hit (a likely independence) "
-               "costs a round of ε, and it is checked again on all rows so a sieve fluke does not delete an "
-               f"edge. {sub} The Discover page's 'Noise vs threshold' view shows each of these tests with its noisy "
+               "sparse vector technique lets them through the sieve at no extra cost in this run; only a hit (a "
+               "likely independence) costs a round of ε, and it is checked again on all rows so a sieve fluke does "
+               f"not delete an edge. Those {flow['examined']} rounds are what this run spent, not what it can "
+               "promise: any test could have been a hit, so without a budget the guarantee counts every test as a "
+               f"possible round ({'ε = ' + readable(pv.epsilon) if pv.guarantee else 'none here'}; lesson 8). "
+               f"{sub} The Discover page's 'Noise vs threshold' view shows each of these tests with its noisy "
                "value.")
 
 
@@ -329,7 +338,7 @@ def who_sees_what():
 
 def as_in_paper_vs_sound():
     c1, c2 = st.columns([1, 2])
-    eps, _, run = _privpc_on_sachs(c1, "lae")
+    eps, ds, run = _privpc_on_sachs(c1, "lae")
     pv = run.privacy
     paper = next(v for k, v in pv.accounting.items() if k.startswith("as in paper"))
     c1.metric("the paper's formula gives", f"ε = {readable(paper['epsilon'])}", help="the paper's accounting applied "
@@ -337,6 +346,7 @@ def as_in_paper_vs_sound():
     c1.metric("the run can promise", f"ε = {readable(pv.epsilon)}", help=pv.statement)
     c1.metric("releases in the ledger", pv.releases)
     with c2:
+        guarantee_message(pv, ds.n)
         st.markdown(f"Priv-PC with ε = {eps:g} per round, as the paper runs it, has **no budget**: PC keeps asking tests "
                     "until it is done, and how many rounds that takes depends on the data. The paper composes the "
                     "rounds this run made — but a different dataset would have made a different number, so that "

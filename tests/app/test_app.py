@@ -921,6 +921,10 @@ def test_learn_page_examples_run_and_respond():
     assert not 0 <= estimate <= 1 and any("is outside [0, 1]" in i.value for i in at.info)
     open_lesson(8)
     assert any(str(m.label) == "the run can promise" for m in at.metric)
+    # the promise, ε = 14,704 at δ = 10⁻³ on n = 100,000, from a fixed seed, is said for what it is worth
+    promise = next(w.value for w in at.warning if "Formally true" in w.value)
+    assert "protects little" in promise and "is above 1/n" in promise, promise
+    assert any(w.value.startswith("Noise seed 0") for w in at.warning)
     # the paper's number is its formula on this run, which decides on the z scale, not the paper's own run
     assert any(str(m.label) == "the paper's formula gives" for m in at.metric)
     assert any("deciding on this app's z scale" in c.value for c in at.caption)
@@ -931,6 +935,13 @@ def test_learn_page_examples_run_and_respond():
     # sieve and examine: the flow counts add up (asked = sieve kept + examined + not asked)
     rounds = {m.label: m.value for m in at.metric}["rounds (examined tests), ε each"]
     assert rounds.endswith("× 1")
+    # those rounds are what the run spent; what it can promise counts every test as a possible round (the lesson
+    # said the sieve lets tests through "for free" beside "48 × 1", with no guarantee in sight)
+    promise = {m.label: m.value for m in at.metric}["the run can promise"]
+    assert promise.startswith("ε = ") and float(promise[4:].replace(",", "")) > 100 * int(rounds.split(" × ")[0])
+    caption = next(c.value for c in at.caption if "sparse vector technique" in c.value)
+    assert "for free" not in caption and f"possible round ({promise}; lesson 8)" in caption, caption
+    assert any("Formally true" in w.value for w in at.warning)
     # budget per order: CURATE and Laplace-PC at the same total ε, per-order table; lesson 5 says what CURATE did
     # with order 0 against Laplace-PC, whichever way it went, and why Σ ε per test can pass the total
     open_lesson(5)
