@@ -5,10 +5,11 @@ import streamlit as st
 
 from cgdcore.cancel import checkpoint
 from cgdcore.fhe.run import comparison, no_dp_note, same_decisions_note
-from ui.privacy import accounting_table, guarantee_message, status_legend
+from ui.privacy import accounting_table, guarantee_message, noise_seed_input, status_legend
 from ui.downloads import download_row, ledger_table
 from ui.widgets import lazy_tabs
-from ui.common import check_work, checked_url_settings, explain, load_dataset, route_through_app, run_stored, user_errors
+from ui.common import (check_work, checked_url_settings, explain, load_dataset, route_through_app, run_stored,
+                       session_id, user_errors)
 
 route_through_app()
 
@@ -76,8 +77,10 @@ with checked_url_settings(), st.sidebar:
     st.header("Data")
     net = st.selectbox("Network", NETWORKS, key="fnet", **URL)
     n = int(st.number_input("Rows (n)", min_value=100, max_value=200_000, value=10_000, step=1000, key="fn", **URL))
-    seed = int(st.number_input("Seed (data, split, DP noise)", min_value=0, max_value=2**31 - 1, value=0, key="fseed",
-                               **URL))
+    seed = int(st.number_input("Seed (data, owners' split)", min_value=0, max_value=2**31 - 1, value=0, key="fseed",
+                               help="Samples the rows and, without a DP variant, splits them among the owners. With "
+                                    "a DP variant the noise seed below seeds the split too (fresh noise: the split "
+                                    "of seed 0), as --noise-seed does on the command line.", **URL))
     st.header("Federation")
     owners = int(st.number_input("Data owners", min_value=2, max_value=10, value=3, key="fown", **URL))
     split = st.radio("How rows are split", ["iid", "skewed"], horizontal=True, key="fsplit",
@@ -92,12 +95,14 @@ with checked_url_settings(), st.sidebar:
                             help="\n\n".join(f"**{k}**: {v}" for k, v in MODE_HELP.items()), **URL)
         st.caption(MODE_HELP[mode])
         eps = None
+        noise_seed, noise_draw = None, 0
     else:
         mode = "aggregate" if dp == "once" else "plaintext"
         st.caption(DP_HELP[dp])
         eps = float(st.number_input("ε" + (" (total)" if dp == "once" else " (per count, as in paper)"),
                                     min_value=0.01, max_value=100.0, value=1.0, step=0.5, format="%g", key="feps",
                                     **URL))
+        noise_seed, noise_draw = noise_seed_input("fnseed")
     stat = st.radio("Statistic", ["g2", "chi2"], horizontal=True, key="fstat", help="g2: G² (log-likelihood ratio); "
                     "chi2: Pearson χ²", **URL)
     max_order = int(st.number_input("Maximum order |S|", min_value=0, max_value=5, value=2, key="fmaxo",
@@ -124,7 +129,11 @@ from cgdcore.fhe.paper import paper_row  # noqa: E402
 
 options = {"owners": owners, "split": split, "mode": mode, "nr_iterations": iters, "r0": r0, "taylor_terms": terms,
            "warm_c": warm_c, "log_series": series, "dp": None if dp == "none" else dp, "key_holder": holder}
-key = ("fhe", net, n, seed, stat, alpha, max_order, eps, tuple(sorted(options.items())))
+# discover()'s seed: the split's without DP; the noise's (and the split's) with it — None is fresh noise
+run_seed = seed if dp == "none" else noise_seed
+# a fresh-noise run is kept per draw and per session (fresh entropy for each user, never a draw the server shares)
+key = ("fhe", net, n, seed, run_seed, stat, alpha, max_order, eps, tuple(sorted(options.items())),
+       ("draw", noise_draw)) + ((("session", session_id()),) if dp != "none" and noise_seed is None else ())
 heavy = dp == "none" and mode in ("warm", "paper")
 if heavy:
     st.info("An encrypted-statistic run takes from ~15 s (warm, Asia) to minutes (paper mode, larger networks) and "
@@ -160,7 +169,7 @@ if go:
                 encrypts = mode in ("warm", "paper", "aggregate") or dp == "once"
                 res = run_stored(("encrypted",) + tuple(key), discover_in_child if encrypts else discover,
                                  dataset=ds, algo="fhe-pc", ci_test=stat,
-                                 alpha=alpha, max_order=max_order, epsilon=eps, seed=seed,
+                                 alpha=alpha, max_order=max_order, epsilon=eps, seed=run_seed,
                                  options={**options, "on_message": say})
             finally:
                 if lock is not None:
@@ -307,5 +316,8 @@ download_row(items, "fdl")
 from cgdcore.cli import command_line  # noqa: E402
 
 st.code(command_line(net, n, {"algo": "fhe-pc", "ci_test": stat, "alpha": alpha, "max_order": max_order,
-                              "epsilon": eps, "seed": seed, "options": options}, data_seed=seed)
+                              "epsilon": eps, "seed": run_seed, "options": options}, data_seed=seed)
         or "(an option of this run has no command-line flag)", language="bash")
+if dp != "none" and noise_seed is None:
+    st.caption("The noise was drawn from fresh entropy and is not reported, so the command reruns the same settings "
+               "with new noise; fix a noise seed in the sidebar for a run anyone can reproduce.")

@@ -684,6 +684,32 @@ def test_encrypted_page_says_a_run_without_dp_has_no_guarantee():
     assert not any("No privacy guarantee" in w.value for w in at2.warning)
 
 
+def test_encrypted_page_dp_noise_is_fresh_by_default_and_a_fixed_seed_is_called_a_demo():
+    """The DP variants' noise has its own seed control (the app's shared one): fresh entropy by default, so the
+    cards' ε-DP statements hold and the command names no noise seed; a fixed noise seed reruns the same noise, and
+    the cards then say it is a reproducible demo, not private against anyone who knows the seed."""
+    def page(params):
+        at = app(timeout=180)
+        at.switch_page("pages/encrypted.py")
+        at.query_params.update({"fdp": "per-count", "fown": "2", "fn": "3000", "fmaxo": "1", **params})
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        cmd = next(c.value for c in at.code if "cgdcore discover" in c.value)
+        return at, cmd, " ".join(c.value for c in at.caption)
+
+    at, cmd, text = page({})
+    assert any(t.label == "Fix the noise seed (reproducible demo)" and not t.value for t in at.toggle)
+    assert "--noise-seed" not in cmd and "--seed 0" in cmd
+    assert "ε per count vector" in text and "reproducible demo" not in text
+    _, cmd, text = page({"fnseed": "3"})
+    assert "--noise-seed 3" in cmd and "--seed 0" in cmd
+    assert "ε per count vector" in text and "not private against anyone who knows the seed" in text
+    from cgdcore.cli import main as cli_main
+    import shlex
+
+    assert cli_main(shlex.split(cmd)[3:] + ["--json"]) == 0
+
+
 def _tradeoff(params, timeout=180):
     at = app(timeout=timeout)
     at.switch_page("pages/tradeoff.py")
