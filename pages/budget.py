@@ -6,8 +6,8 @@ from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
 from ui.widgets import lazy_tabs, option_input
 from ui.common import checked_url_settings, explain, load_dataset, route_through_app, run_discovery, user_errors
-from ui.privacy import (accounting_table, filter_state, guarantee_metrics, noise_seed_input, paper_vs_guarantee,
-                        status_legend)
+from ui.privacy import (accounting_table, filter_state, guarantee_message, guarantee_metrics, noise_seed_input,
+                        paper_vs_guarantee, status_legend)
 
 route_through_app()
 
@@ -209,6 +209,7 @@ def _accounting():
     for res, title in ((cur, "CURATE"), (priv, "Priv-PC")):
         st.subheader(title)
         guarantee_metrics(res.privacy)
+        guarantee_message(res.privacy, res.dataset.n)  # what each promise is worth (ε above 10, δ above 1/n, seed)
         accounting_table(res.privacy.accounting, f"acc_{title}")
     st.plotly_chart(vp.composition_figure(round_eps / 2, 1e-3), key="composition", width="stretch")
     st.caption(f"Priv-PC's releases are ε₀ = {round_eps / 2:g} each (a sieve or an examine half of a round). "

@@ -372,6 +372,9 @@ def test_budget_page_promises_curates_budget_only_when_the_run_has_a_guarantee()
     assert at.metric[0].label == "Guaranteed ε" and at.metric[0].value == "none"
     prose = next(m.value for m in at.markdown if "What each run can promise" in m.value)
     assert "its guarantee is ε" not in prose and "**no guarantee**" in prose and "not a valid worst-case" in prose
+    # each run's statement with what it is worth: CURATE none, Priv-PC's at δ = 10⁻³ above 1/n = 5·10⁻⁵
+    assert any(e.value.startswith("**No privacy guarantee.**") for e in at.error)
+    assert any("Formally true" in w.value and "is above 1/n" in w.value for w in at.warning)
     at.session_state["budget_view"] = "CURATE: planned vs used"
     at.query_params["budget_view"] = "CURATE: planned vs used"  # as a click writes it in the address
     at.run()
