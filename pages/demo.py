@@ -119,10 +119,18 @@ with user_errors():
         bar.empty()
 
 st.success(outcome.headline, icon=":material/campaign:")
+if key != "hospitals":  # the encrypted runs add no noise; every other scenario's noise comes from its fixed seed
+    st.warning(f"Every run here draws its noise from a fixed, public seed (noise seed {settings['seed']}), so that it "
+               "is a reproducible demonstration, not a private release: it is not private against anyone who knows "
+               "the seed. Each ε and δ is what the same run guarantees with fresh noise, as Discover draws it by "
+               "default.",
+               icon=":material/casino:")
 
 from cgdcore import viz  # noqa: E402
 
 if outcome.panels:
+    from ui.privacy import weakness
+
     cards = st.columns(min(len(outcome.panels), 5))
     private = any(p.epsilon is not None for p in outcome.panels)
     for col, p in zip(cards * 2, outcome.panels):
@@ -133,7 +141,14 @@ if outcome.panels:
                 a, b = st.columns(2) if len(outcome.panels) <= 3 else (st.container(), st.container())
                 a.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
                 b.metric("guaranteed ε", "—" if p.epsilon is None else readable(p.epsilon),
-                         help="the ε the run can promise, fixed before it started; — = no differential privacy")
+                         help="the ε the run can promise with fresh noise, fixed before it started, at the δ below; "
+                              "— = no differential privacy")
+                if p.epsilon is not None:
+                    pv = p.discovery.privacy
+                    b.markdown(f"at δ = {readable(pv.delta)}")
+                    weak = weakness(p.epsilon, pv.delta, p.discovery.dataset.n)  # as ui.privacy.guarantee_message
+                    if weak:
+                        st.warning(weak, icon=":material/shield:")
             else:
                 st.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
             if p.note:
@@ -162,7 +177,7 @@ if outcome.panels:
 else:
     from cgdcore.viz.sweep import curves_figure
 
-    from ui.scenarios import CURVE_NAMES
+    from ui.scenarios import CURVE_NAMES, curve_guarantees, local_dip
 
     summary = outcome.extra["summary"].assign(algorithm=lambda f: f["algorithm"].map(CURVE_NAMES),
                                               dataset=lambda f: f["dataset"].str.capitalize())
@@ -176,12 +191,11 @@ else:
     st.plotly_chart(fig, width="stretch", key="dfig")
     st.caption("Mean ± sd of skeleton F1 over the runs at each ε; the black dotted line is PC without privacy (Kendall's "
                "τ, the private algorithms' test; local k-RR + PC uses the G-test on the randomised records), and the "
-               "grey dashed line the F1 of linking every pair. Every "
-               "private method guarantees the ε on the x-axis (Gauss-PC makes one Gaussian-noised release per edge "
+               "grey dashed line the F1 of linking every pair. Gauss-PC makes one Gaussian-noised release per edge "
                "and order, composed in zCDP; Priv-PC plays rounds of the largest ε its filter admits four times per "
-               "pair of variables; all decide on the statistic's own scale with a line calibrated to the noise). The "
-               "Trade-off page runs bigger sweeps, including the papers' own settings.")
-    from ui.scenarios import local_dip
+               "pair of variables; all decide on the statistic's own scale with a line calibrated to the noise. "
+               f"{curve_guarantees(outcome.extra['table'], settings['seed'])}. The Trade-off page runs bigger sweeps, "
+               "including the papers' own settings.")
 
     dip = local_dip(outcome.extra["table"])
     if dip is not None:

@@ -62,6 +62,24 @@ def filter_state(pv: Privacy) -> None:
     st.progress(min(1.0, used / cap) if cap else 0.0, text=text)
 
 
+def weak_reasons(epsilon: float | None, delta: float | None, n: int | None) -> list[str]:
+    """Why an (ε, δ) guarantee that holds protects little: ε above :data:`WEAK_EPSILON`, or δ above 1/n (which a
+    mechanism publishing one row in full would meet). Empty when neither."""
+    out = []
+    if epsilon is not None and epsilon > WEAK_EPSILON:
+        out.append(f"at ε = {readable(epsilon)} {ODDS_GROWTH}, so the bound protects little")
+    if n and delta and delta > 1.0 / n:
+        out.append(f"δ = {readable(delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published one row in "
+                   "full would meet it")
+    return out
+
+
+def weakness(epsilon: float | None, delta: float | None, n: int | None) -> str:
+    """"Formally true, but …" with :func:`weak_reasons`, or "" when the guarantee is not weak."""
+    reasons = weak_reasons(epsilon, delta, n)
+    return f"Formally true, but {'; and '.join(reasons)}." if reasons else ""
+
+
 def guarantee_message(pv: Privacy, n: int | None = None) -> None:
     """The statement (or why there is none), in amber when it holds but protects little (ε above 10, or δ above
     1/n, which a mechanism publishing one row in full would meet), and for a fixed noise seed the demo warning."""
@@ -69,14 +87,9 @@ def guarantee_message(pv: Privacy, n: int | None = None) -> None:
         st.error(f"**No privacy guarantee.** {_sentence(pv.guarantee_note or pv.statement)}. The totals "
                  "below are for comparison only.", icon=":material/gpp_bad:")
     else:
-        weak = []
-        if pv.epsilon is not None and pv.epsilon > WEAK_EPSILON:
-            weak.append(f"at ε = {readable(pv.epsilon)} {ODDS_GROWTH}, so the bound protects little")
-        if n and pv.delta and pv.delta > 1.0 / n:
-            weak.append(f"δ = {readable(pv.delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published "
-                        "one row in full would meet it")
+        weak = weakness(pv.epsilon, pv.delta, n)
         if weak:
-            st.warning(f"{pv.statement} Formally true, but {'; and '.join(weak)}.", icon=":material/shield:")
+            st.warning(f"{pv.statement} {weak}", icon=":material/shield:")
         else:
             st.success(pv.statement, icon=":material/verified_user:")
     noise = pv.noise or {}

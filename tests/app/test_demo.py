@@ -202,3 +202,52 @@ def test_the_curve_says_why_local_k_rr_dips_when_it_does(monkeypatch):
     at = _demo({"scenario": "curve", "curve_ds": "asia", "curve_n": "10000", "curve_reps": "1"})
     said = [c.value for c in at.caption if "measurement errors" in c.value]
     assert said and "lower at ε = 30 than at ε = 10: precision 0.55 against 0.71, recall 1.00 against 0.88" in said[0]
+
+
+def _guarantee_warning(pv, n):
+    """What the Discover page says of a run's guarantee (ui.privacy.guarantee_message), drawn alone."""
+    def script(pv, n):
+        from ui.privacy import guarantee_message
+
+        guarantee_message(pv, n)
+
+    at = AppTest.from_function(script, kwargs={"pv": pv, "n": n}).run()
+    return [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_demo_cards_give_delta_flag_weak_guarantees_and_say_the_seed_is_fixed(present):
+    """A card said 'guaranteed ε 1' and '14,704' with no δ, no flag and no word of the fixed seed, where Discover
+    says of the same run 'Formally true, but δ = 0.001 is above 1/n' and 'Noise seed 0: … not private against
+    anyone who knows the seed'. The projector view keeps all of it."""
+    at = _demo({"scenario": "epsilon-cost", "cost_ds": "asia", "cost_n": "30000", "present": str(present).lower()})
+    out = run_scenario("epsilon-cost", {"dataset": "asia", "n": 30_000})
+    _, gauss, capped, per_round = out.panels
+    shown = [m.value for m in at.markdown]
+    warnings = [w.value for w in at.warning]
+    for p in (gauss, capped, per_round):
+        assert f"at δ = {_eps(p.discovery.privacy.delta)}" in shown, shown
+    # Priv-PC runs at δ = 0.001 > 1/30,000; as in paper also at ε above 10: flagged in Discover's own words
+    for p in (capped, per_round):
+        said = next(w for w in _guarantee_warning(p.discovery.privacy, 30_000) if "Formally true" in w)
+        flag = said[said.index("Formally true"):]
+        assert flag in warnings, (flag, warnings)
+    assert any("δ = 0.001 is above 1/n" in w and "protects little" not in w for w in warnings)
+    assert any("ε = " + _eps(per_round.epsilon) in w and "protects little" in w for w in warnings)
+    assert not any("1e-06 is above" in w for w in warnings)  # Gauss-PC's δ = 1e-6 < 1/n: not flagged
+    seed = [w for w in warnings if "fixed, public seed (noise seed 0)" in w]
+    assert seed and "not a private release" in seed[0] and "not private against anyone who knows the seed" in seed[0]
+
+
+def test_curve_caption_qualifies_the_epsilon_on_the_x_axis():
+    """'Every private method guarantees the ε on the x-axis' said nothing of δ (Priv-PC's 0.001 is above 1/n at
+    n = 10,000), of ε above 10, or of the fixed noise seed."""
+    at = _demo({"scenario": "curve", "curve_ds": "asia", "curve_n": "10000", "curve_reps": "1"})
+    caption = next(c.value for c in at.caption if "PC without privacy" in c.value)
+    assert "guarantees the ε on the x-axis" not in caption
+    assert "δ = 1e-06 (Gauss-PC)" in caption and "0.001 (Priv-PC)" in caption, caption
+    assert "for Priv-PC, δ = 0.001 is above 1/n = 0.0001" in caption, caption
+    assert "at ε = 30 the odds of any inference about one person may grow e^ε-fold, so the bound protects little" \
+        in caption, caption
+    assert "fixed noise seeds (from seed 0)" in caption and "not private releases" in caption, caption
+    assert any("fixed, public seed (noise seed 0)" in w.value for w in at.warning)
