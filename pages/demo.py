@@ -86,7 +86,7 @@ with st.container(key="demo-buttons"):  # two rows of two, so the titles fit; ke
                        type="primary" if s.key == key else "secondary")
 
 heading = st.empty()
-st.markdown(f"*{scenario.question}*")
+question = st.empty()  # both filled once the settings are read
 
 with checked_url_settings():
     settings = {}
@@ -103,6 +103,7 @@ with checked_url_settings():
 with user_errors():
     settings = settings_for(key, settings)
     heading.markdown(f"## {scenario.heading(settings)}")
+    question.markdown(f"*{scenario.ask(settings)}*")
     units, commands = scenario_work(key, settings)
     if refuse_work(units, "scenario", "a smaller network, fewer rows or fewer runs per ε", lambda: commands):
         st.stop()
@@ -169,7 +170,7 @@ if outcome.panels:
 
         fhe = outcome.extra["fhe"]
         sees = what_each_party_sees(fhe["mode"], None)
-        w = st.columns(3)
+        w = st.columns(len(sees))
         for col, (who, what) in zip(w, sees.items()):
             col.markdown(f"**{who.capitalize()}** {'see' if who.endswith('s') else 'sees'}: {what}.")
         st.caption(f"Keys: {fhe['ckks']}. Each hospital uploads {fhe['bytes']['upload_per_owner'][0] / 1e6:.1f} MB "

@@ -6,7 +6,7 @@ real algorithms, and sums the outcome up in one sentence plus a few comparable p
   paper: ε per round, uncapped, on the p-value scale, with what it can really promise.
 * ``local-vs-central``: the same total ε used centrally (Gauss-PC on Kendall and on G, Priv-PC and CURATE, capped at ε) and
   locally (every record randomised column-wise with k-RR at ε per record, then plain PC).
-* ``hospitals``: three owners with skewed shares of the rows run PC together under CKKS secure
+* ``hospitals``: two to five owners (three by default) with skewed shares of the rows run PC together under CKKS secure
   aggregation (exactly the pooled result); each alone, and the pooled data for comparison.
 * ``curve``: a small sweep of F1 against ε for the three private families.
 """
@@ -39,12 +39,20 @@ class Scenario:
 
     def heading(self, settings: dict[str, Any]) -> str:
         """The title with the settings actually used (the button keeps the default title)."""
-        if not self.heading_template:
-            return self.title
-        names = {"asia": "Asia", "sachs": "Sachs", "child": "Child", "alarm": "Alarm", "insurance": "Insurance"}
-        words = {2: "two", 3: "three", 4: "four", 5: "five"}
-        return self.heading_template.format(**{**settings, "Dataset": names.get(settings.get("dataset"), ""),
-                                               "Owners": words.get(settings.get("owners"), settings.get("owners"))})
+        return _fill(self.heading_template, settings) if self.heading_template else self.title
+
+    def ask(self, settings: dict[str, Any]) -> str:
+        """The question with the settings actually used (``{Owners}`` and the rest, as in the heading)."""
+        q = _fill(self.question, settings)
+        return q[:1].upper() + q[1:]
+
+
+def _fill(template: str, settings: dict[str, Any]) -> str:
+    """``template`` with the settings, ``{Dataset}`` as a name and ``{Owners}`` in words."""
+    names = {"asia": "Asia", "sachs": "Sachs", "child": "Child", "alarm": "Alarm", "insurance": "Insurance"}
+    words = {2: "two", 3: "three", 4: "four", 5: "five"}
+    return template.format(**{**settings, "Dataset": names.get(settings.get("dataset"), ""),
+                              "Owners": words.get(settings.get("owners"), settings.get("owners"))})
 
 
 SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
@@ -57,8 +65,8 @@ SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
                                                               "seed": 0},
              "Local vs central privacy on {Dataset}, ε = {epsilon:g}"),
     Scenario("hospitals", "Encrypted collaboration of three hospitals",
-             "Three hospitals with very different numbers of patients learn one network together without pooling "
-             "their records.", {"dataset": "asia", "n": 30_000, "owners": 3, "seed": 0},
+             "{Owners} hospitals with very different numbers of patients learn one network together without "
+             "pooling their records.", {"dataset": "asia", "n": 30_000, "owners": 3, "seed": 0},
              "Encrypted collaboration of {Owners} hospitals ({Dataset}, {n:,} patients)"),
     Scenario("curve", "What does each ε buy?",
              "Skeleton F1 of the private algorithms from ε = 0.1 to 100 in total (mean over the runs at each ε), "
@@ -223,6 +231,14 @@ def _local_vs_central(s, progress) -> Outcome:
     ])
 
 
+def _key_holder_learns(owners: int, holder: int) -> str:
+    """What the key holder, itself one of the hospitals, learns from the summed counts it decrypts."""
+    others = ("the other hospital's exact counts" if owners == 2 else
+              f"the other {owners - 1} hospitals' counts summed together")
+    return (f"But the key holder is one of them (Hospital {holder}): it decrypts the summed counts of each test, and "
+            f"taking its own counts away it learns {others}; without DP noise, a small count can point to a patient.")
+
+
 def _hospitals(s, progress) -> Outcome:
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover
@@ -253,8 +269,8 @@ def _hospitals(s, progress) -> Outcome:
                 "algorithm.")
     headline = (f"Together, under encryption, the {owners} hospitals learn a network with skeleton F1 {_f1(together):.2f}"
                 f" — {'exactly' if same else 'almost'} what pooling every record would give ({_f1(pooled):.2f}) — "
-                f"while no one sees another hospital's records (the key holder decrypts only the summed counts of "
-                f"each test; without DP noise, a small count can still point to a patient). {gain}")
+                "without pooling their records: the server sees only ciphertexts. "
+                f"{_key_holder_learns(owners, together.params['key_holder'])} {gain}")
     return Outcome("hospitals", headline,
                    [Panel("Together, encrypted (secure aggregation)", together, None, f"{fhe['seconds']['total']:.2f} s, CI decisions agree with pooled "
                                           f"plaintext on {fhe['agreement']:.0%}"),

@@ -53,8 +53,31 @@ def test_hospitals_together_learn_exactly_the_pooled_graph():
     assert all(p.discovery.algorithm == "fhe-pc" for p in alone)  # the same batched PC, on one hospital's rows
     assert out.extra["fhe"]["agreement"] == 1.0 and "exactly" in out.headline
     # what the key holder does see is said beside the claim, and that it is not private without noise
-    assert "the key holder decrypts only the summed counts of each test" in out.headline
-    assert "a small count can still point to a patient" in out.headline
+    assert "the key holder is one of them (Hospital 1): it decrypts the summed counts of each test" in out.headline
+    assert "it learns the other 2 hospitals' counts summed together" in out.headline
+    assert "no one sees another hospital's records" not in out.headline
+    assert "a small count can point to a patient" in out.headline
+
+
+def test_hospitals_question_and_key_holder_follow_the_number_of_owners():
+    """The question said 'Three hospitals' with two, and the headline 'no one sees another hospital's records' where
+    the key holder, a hospital itself, learns the other's exact counts by taking its own away from the sums."""
+    s = settings_for("hospitals", {"owners": 2, "n": 10_000})
+    assert SCENARIOS["hospitals"].ask(s).startswith("Two hospitals with very different numbers of patients")
+    assert SCENARIOS["hospitals"].ask(settings_for("hospitals")).startswith("Three hospitals")
+    at = _demo({"scenario": "hospitals", "hosp_ds": "asia", "hosp_n": "10000", "hosp_owners": "2"})
+    shown = [m.value for m in at.markdown]
+    assert "*Two hospitals with very different numbers of patients learn one network together without pooling their " \
+           "records.*" in shown, shown
+    assert not any("Three hospitals" in m for m in shown)
+    headline = at.success[0].value
+    assert "taking its own counts away it learns the other hospital's exact counts" in headline, headline
+    assert "no one sees another hospital's records" not in headline
+    # the Demo shows each party's view as cgdcore.fhe.run says it, whatever it says
+    from cgdcore.fhe.run import what_each_party_sees
+
+    for who, what in what_each_party_sees("aggregate", None).items():
+        assert any(m.startswith(f"**{who.capitalize()}** ") and m.endswith(f": {what}.") for m in shown), (who, shown)
 
 
 def test_local_vs_central_spends_the_same_epsilon():
