@@ -6,7 +6,8 @@ from cgdcore.discover import algo_label
 from cgdcore.data import list_datasets
 from cgdcore.data.registry import OPTION_CHOICES
 from cgdcore.metrics import CONVENTIONS
-from ui.privacy import accounting_table, filter_state, guarantee_message, noise_seed_input, status_legend
+from cgdcore.privacy.ledger import readable
+from ui.privacy import accounting_table, filter_state, fmt_eps, guarantee_message, noise_seed_input, status_legend
 from ui.common import checked_url_settings, url_accepts_names, explain, load_dataset, route_through_app, run_discovery, user_errors
 from ui.downloads import download_row, ledger_table
 from ui.links import SCORE_ALGOS
@@ -142,16 +143,19 @@ from cgdcore.viz import score as viz_score  # noqa: E402
 
 names = list(res.variables)
 m = res.metrics
-cols = st.columns(6)
+pv = res.privacy
+cols = st.columns(7 if pv else 6)
 cols[0].metric("Skeleton F1", f"{m['skeleton_f1']:.3f}", help=CONVENTIONS["skeleton"])
 cols[1].metric("Arc F1", f"{m['arc_f1']:.3f}", help=CONVENTIONS["arc_f1"])
 cols[2].metric("SHD", f"{m['shd']}", help=CONVENTIONS["shd"])
 cols[3].metric("Edges kept", int(res.cpdag.sum()))
-pv = res.privacy
 if pv:
-    cols[4].metric("Guaranteed ε", f"{pv.epsilon:.4g}" if pv.guarantee else "none",
-                   help=pv.statement)
-    cols[5].metric("Releases", f"{pv.releases:,}")
+    cols[4].metric("Guaranteed ε", fmt_eps(pv.epsilon) if pv.guarantee else "none",
+                   help="The run's differential-privacy guarantee at the δ beside it, fixed before it started."
+                   if pv.guarantee else f"No guarantee: {pv.guarantee_note}")
+    cols[5].metric("δ", readable(pv.delta))
+    cols[6].metric("Releases", f"{pv.releases:,}")
+    guarantee_message(pv, res.dataset.n)  # the statement, in amber when it protects little, and a fixed seed
 else:
     cols[4].metric("Run time", f"{res.seconds:.2f} s")
     cols[5].metric("Outer iterations", len(res.score.trace))
@@ -189,8 +193,7 @@ def _schedules():
 
 
 def _ledger():
-    """Every release and what the run can promise."""
-    guarantee_message(pv, res.dataset.n)
+    """Every release and each total (the guarantee's statement is above the tabs)."""
     filter_state(pv)
     accounting_table(pv.accounting, "sledger")
     st.caption("Every release (the moments, the column means, or each gradient) is a discrete Gaussian mechanism, "

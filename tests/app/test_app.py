@@ -521,6 +521,38 @@ def test_score_page_bad_schedule_budget_is_explained():
     assert any("exceeds the total" in e.value for e in at.error)
 
 
+def test_score_page_states_the_guarantee_and_its_weakness_in_the_main_view():
+    """The metric row said 'Guaranteed ε 50' with no δ, and that ε = 50 protects little and δ = 0.001 is above 1/n
+    = 1/2,000 was said only in the 'Privacy ledger' tab, which is not open by default. Now the main view says it,
+    once, as the Discover page does (ui.privacy.guarantee_message)."""
+    at = app(timeout=180)
+    at.switch_page("pages/score.py")
+    at.query_params.update({"salgo": "noleaks", "sn": "2000", "sdelta": "0.001", "seps": "50"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    pv = at.session_state["score_result"].privacy
+    assert at.session_state["score_tab"] == "Weights"
+    said = [w.value for w in at.warning if w.value.startswith(pv.statement)]
+    assert len(said) == 1, [w.value for w in at.warning]
+    assert ("Formally true, but at ε = 50 the odds of any inference about one person may grow e^ε-fold, so the bound "
+            "protects little; and δ = 0.001 is above 1/n = 0.0005") in said[0], said
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Guaranteed ε"] == "50" and labels["δ"] == "0.001", labels
+    at.session_state["score_tab"] = "Privacy ledger"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert sum(w.value.startswith(pv.statement) for w in at.warning) == 1  # the tab does not say it again
+    # a fixed noise seed is said in the main view too
+    at = app(timeout=180)
+    at.switch_page("pages/score.py")
+    at.query_params.update({"salgo": "noleaks", "sn": "2000", "snseed": "0"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any(w.value.startswith("Noise seed 0:") and "not private against anyone who knows the seed" in w.value
+               for w in at.warning), [w.value for w in at.warning]
+    assert any(s.value == at.session_state["score_result"].privacy.statement for s in at.success)
+
+
 def test_local_curve_says_what_it_shows_and_when_its_settings_changed():
     """The curve's caption compares the de-biased and naive lines as drawn (it said the de-biased test "finds almost
     nothing" on 10-bin columns while it drew it above the naive one), and curves of other settings are marked as
