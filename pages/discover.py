@@ -312,9 +312,10 @@ cols[-2].metric("CI tests", f"{res.result.n_ci_tests:,}")
 cols[-1].metric("Run time", f"{res.seconds:.2f} s" if res.seconds >= 0.01 else f"{res.seconds * 1000:.1f} ms")
 pv = res.privacy
 if pv and not pv.accounted:  # encrypted without differential privacy: nothing to account
-    st.info("Encrypted federated PC without differential privacy: no one pools the rows, the key holder decrypts "
-            "one statistic per test, and the learned graph itself is not private. The Encrypted page adds the DP "
-            "variants.", icon=":material/lock:")
+    from cgdcore.fhe.run import no_dp_note
+
+    st.warning(no_dp_note(res.params.get("mode", "warm")) + " The Encrypted page offers them, and shows who sees "
+               "what.", icon=":material/gpp_bad:")
     pv = None
 nothing = next((n for n in res.notes if n.startswith("this run learned nothing")), None) if pv else None
 if pv:
