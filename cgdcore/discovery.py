@@ -207,7 +207,9 @@ class Discovery:
         (names), ``order``, ``phase``, ``stage``, ``released`` (the exact value the noise was added to,
         on its own scale), ``sensitivity`` (of that value, as charged), ``noise``, ``noisy``,
         ``threshold``, ``independent`` and ``epsilon`` (charged by this query); null where a field does
-        not apply. ``released`` and ``noise`` are diagnostics from the exact data: not covered by ε."""
+        not apply. ``released`` and ``noise`` are diagnostics from the exact data: not covered by ε. In the
+        sparse vector's stages (``svt``, ``sieve``: cgdcore.privacy.mechanisms.ANSWER_ONLY_STAGES) so are ``noisy``
+        and ``threshold``: the mechanism releases only ``independent``."""
         v = self.variables
 
         def num(a):

@@ -461,7 +461,9 @@ def _noise():
     scale = res.params.get("scale") or "p"
     if nrows:  # the captions, only above a chart
         note = res.diagnostics()["note"] if res.diagnostics() else "computed from the exact data"
-        st.caption(f"Diagnostics — {note}: the true p-values below are not released by the run.")
+        st.caption(f"Diagnostics — {note}: the true p-values below are not released by the run"
+                   + (", and neither are the sparse vector's noisy values and thresholds: it releases only each "
+                      "test's above/below answer" if _answer_only(res.result.trace) else "") + ".")
         st.caption("Each dot is one CI test in the order PC asked it. Top: its **true** p-value (blue circles) "
                    "against α. Bottom: the **noisy** value the mechanism compared (vermilion diamonds) and the "
                    "threshold it was compared with (grey steps), on the run's decision scale ("
@@ -481,6 +483,13 @@ def _noise():
         st.info("EM-PC noises its choices, not the tests: it has no noisy test values to show."
                 if algo == "em-pc" else "The run stopped before its first noisy test, so there is nothing to show.",
                 icon=":material/info:")
+
+
+def _answer_only(trace) -> bool:
+    """Does the trace hold sparse-vector queries, whose noisy values and thresholds are not released?"""
+    from cgdcore.privacy.mechanisms import ANSWER_ONLY_STAGES
+
+    return any(getattr(r, "stage", None) in ANSWER_ONLY_STAGES for r in trace)
 
 
 def _interactive():
@@ -519,8 +528,16 @@ def _test_log():
         for col, field in (("released", "released"), ("sensitivity", "sensitivity"), ("noise", "noise"),
                            ("noisy value", "noisy"), ("threshold", "threshold"), ("ε charged", "epsilon")):
             log[col] = [r[field] for r in records]
+        from cgdcore.privacy.mechanisms import ANSWER_ONLY_STAGES
+
+        # what each query put out under ε: the sparse vector its answer only; the Laplace and Gaussian
+        # mechanisms their noisy value (the decision is computed from it)
+        log["covered by ε"] = ["the decision" if r["stage"] in ANSWER_ONLY_STAGES else
+                               "the noisy value" if r["noisy"] is not None else "" for r in records]
         st.caption("statistic, p-value, released and noise are computed from the exact data: they are shown to "
-                   "teach what the noise did and are not covered by ε.")
+                   "teach what the noise did and are not covered by ε."
+                   + (" In the svt and sieve stages the noisy value and the threshold are not covered either: the "
+                      "sparse vector releases only the decision." if _answer_only(tr) else ""))
     only_removed = st.toggle("Only tests that removed an edge", key="log_removed")
     view = log[log["decision"].str.startswith("independent")] if only_removed else log
     st.dataframe(view, hide_index=True, width="stretch", height=380,

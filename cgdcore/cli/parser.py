@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print the JSON result object")
     q.add_argument("--trace", action="store_true",
                    help="with --json: add every CI query in the order asked (what was noised, its sensitivity, the "
-                        "noise, the threshold, the decision and the ε it charged)")
+                        "noise, the threshold, the decision and the ε it charged); diagnostics from the exact data, "
+                        "not covered by ε: only the decisions and the Laplace/Gaussian noisy values are released")
 
     q = sub.add_parser("privatize", help="privatise every record of a dataset with a local-DP mechanism")
     src = q.add_mutually_exclusive_group(required=True)

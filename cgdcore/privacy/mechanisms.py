@@ -199,6 +199,12 @@ class GaussianMechanism:
         return lat.value(q), lat.value(z), lat.value(q + z)
 
 
+#: the trace stages of the sparse vector (SVT-PC's instances, Priv-PC's sieve): AboveThreshold releases only each
+#: query's above/below answer (Dwork & Roth 2014, Thm 3.23); its noisy threshold and noisy query values are the
+#: mechanism's internal draws, not covered by ε, and a trace that shows them is a diagnostic
+ANSWER_ONLY_STAGES = frozenset({"svt", "sieve"})
+
+
 class Answer(NamedTuple):
     """One AboveThreshold answer: ``threshold`` is the noisy threshold it was compared with and
     ``charged`` the ε this query recorded (the instance's cost on its opening query, else 0)."""

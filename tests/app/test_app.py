@@ -183,6 +183,24 @@ def test_a_toggle_in_a_tab_keeps_its_value_while_its_tab_is_closed():
     assert at.toggle(key="only_flipped").value is True
 
 
+@pytest.mark.parametrize("algo,answer_only", [("svt-pc", True), ("laplace-pc", False)])
+def test_the_test_log_says_what_each_query_released(algo, answer_only):
+    """SVT-PC's noisy values and noisy thresholds were shown beside a caption that exempted only the exact values:
+    the sparse vector releases only its above/below answers (Dwork & Roth 2014, Thm 3.23), the Laplace mechanism
+    its noisy value."""
+    for tab in ("CI-test log", "Noise vs threshold"):
+        at = app(timeout=120)
+        at.query_params.update({"algo": algo, "ds": "asia", "n": "2000", "eps": "5", "nseed": "1", "discover_tab": tab})
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        said = " ".join(c.value for c in at.caption)
+        assert ("sparse vector" in said) == answer_only, said
+        if tab == "CI-test log":
+            covered = set(next(d.value for d in at.dataframe if "covered by ε" in d.value.columns)["covered by ε"])
+            assert ("the decision" in covered) == answer_only and ("the noisy value" in covered) != answer_only, \
+                covered
+
+
 def drawn_tab(at) -> str:
     """The tab whose content the run drew (ui.widgets.lazy_tabs draws the open tab alone)."""
     (label,) = [t.label for t in at.tabs if t.children]
