@@ -130,7 +130,7 @@ if key != "hospitals":  # the encrypted runs add no noise; every other scenario'
 from cgdcore import viz  # noqa: E402
 
 if outcome.panels:
-    from ui.privacy import weakness
+    from cgdcore.privacy.ledger import weakness
 
     cards = st.columns(min(len(outcome.panels), 5))
     private = any(p.epsilon is not None for p in outcome.panels)

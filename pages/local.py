@@ -4,9 +4,8 @@ import streamlit as st
 
 from cgdcore.local.privatize import MECHANISMS
 from cgdcore.metrics import CONVENTIONS
-from cgdcore.privacy.ledger import readable
+from cgdcore.privacy.ledger import ODDS_GROWTH, WEAK_EPSILON, readable
 from ui.downloads import download_row
-from ui.privacy import ODDS_GROWTH, WEAK_EPSILON
 from ui.widgets import lazy_tabs
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        user_errors)

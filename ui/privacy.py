@@ -7,20 +7,12 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from cgdcore.exports import markdown_literal
-from cgdcore.privacy.ledger import STATUS, compare_to_guarantee, readable, verdict
+from cgdcore.privacy.ledger import STATUS, compare_to_guarantee, readable, verdict, weakness
 
 if TYPE_CHECKING:
     from cgdcore.discovery import Privacy
 
 URL = {"bind": "query-params"}
-
-#: Above this ε a guarantee is a formality: e^ε lets an attacker's odds about one person grow e^10 ≈ 22,000-fold.
-WEAK_EPSILON = 10.0
-
-
-#: what ε bounds, in words: the e^ε-fold growth of an attacker's odds about one person
-ODDS_GROWTH = "the odds of any inference about one person may grow e^ε-fold"
-
 
 def fmt_eps(v) -> str:
     return readable(v)
@@ -60,24 +52,6 @@ def filter_state(pv: Privacy) -> None:
         used, cap = pv.used_epsilon or 0.0, pv.budget
         text = f"{pv.rule}-composition filter: ε used {readable(used)} of the budget {readable(cap)}"
     st.progress(min(1.0, used / cap) if cap else 0.0, text=text)
-
-
-def weak_reasons(epsilon: float | None, delta: float | None, n: int | None) -> list[str]:
-    """Why an (ε, δ) guarantee that holds protects little: ε above :data:`WEAK_EPSILON`, or δ above 1/n (which a
-    mechanism publishing one row in full would meet). Empty when neither."""
-    out = []
-    if epsilon is not None and epsilon > WEAK_EPSILON:
-        out.append(f"at ε = {readable(epsilon)} {ODDS_GROWTH}, so the bound protects little")
-    if n and delta and delta > 1.0 / n:
-        out.append(f"δ = {readable(delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published one row in "
-                   "full would meet it")
-    return out
-
-
-def weakness(epsilon: float | None, delta: float | None, n: int | None) -> str:
-    """"Formally true, but …" with :func:`weak_reasons`, or "" when the guarantee is not weak."""
-    reasons = weak_reasons(epsilon, delta, n)
-    return f"Formally true, but {'; and '.join(reasons)}." if reasons else ""
 
 
 def guarantee_message(pv: Privacy, n: int | None = None) -> None:

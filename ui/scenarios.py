@@ -315,8 +315,8 @@ def _curve(s, progress) -> Outcome:
 
 def curve_guarantees(table, seed: int) -> str:
     """What the curve's ε means: each private method's δ, the ε and δ that protect little by the criteria of
-    :func:`ui.privacy.weak_reasons`, and that the sweep's fixed noise seeds make its runs demonstrations."""
-    from ui.privacy import weak_reasons
+    :func:`cgdcore.privacy.ledger.weak_reasons`, and that the sweep's fixed noise seeds make its runs demonstrations."""
+    from cgdcore.privacy.ledger import weak_reasons
 
     runs = table[(table["epsilon_kind"] != "none") & table["error"].isna()]
     n = int(runs["n"].max())

@@ -68,11 +68,19 @@ def run(args) -> int:
     elif out["privacy"] and out["privacy"].get("epsilon") is None:
         pass  # encrypted without DP: nothing to account
     elif out["privacy"]:
+        from ..privacy.ledger import weakness
+
         pv = out["privacy"]
         print(f"privacy: {pv['statement']}")
+        weak = weakness(pv["epsilon"], pv["delta"], out["n"]) if pv.get("guarantee") else ""
+        if weak:  # the app's words for a guarantee that protects little (ε above 10, δ above 1/n)
+            print(f"  {weak}")
         used = pv.get("used")
-        if used:
+        if used and pv.get("guarantee"):
             print(f"  the filter used ε={used['epsilon']:.4g} of it ({pv['releases']} releases, {pv['rule']} rule)")
+        elif used:  # no guarantee: what the ledger recorded is no bound on anything
+            print(f"  the ledger recorded ε={used['epsilon']:.4g} over {pv['releases']} releases ({pv['rule']} rule): "
+                  "not a guarantee")
         for name, t in pv["accounting"].items():
             print(f"  {name:<55s} ε={t['epsilon']:<10.4g} δ={t['delta']:.3g}  [{t['status']}]")
         noise = pv.get("noise")

@@ -600,6 +600,32 @@ def readable(v: float | None) -> str:
     return f"{v:.4g}"
 
 
+#: Above this ε a guarantee is a formality: e^ε lets an attacker's odds about one person grow e^10 ≈ 22,000-fold.
+WEAK_EPSILON = 10.0
+
+
+#: what ε bounds, in words: the e^ε-fold growth of an attacker's odds about one person
+ODDS_GROWTH = "the odds of any inference about one person may grow e^ε-fold"
+
+
+def weak_reasons(epsilon: float | None, delta: float | None, n: int | None) -> list[str]:
+    """Why an (ε, δ) guarantee that holds protects little: ε above :data:`WEAK_EPSILON`, or δ above 1/n (which a
+    mechanism publishing one row in full would meet). Empty when neither."""
+    out = []
+    if epsilon is not None and epsilon > WEAK_EPSILON:
+        out.append(f"at ε = {readable(epsilon)} {ODDS_GROWTH}, so the bound protects little")
+    if n and delta and delta > 1.0 / n:
+        out.append(f"δ = {readable(delta)} is above 1/n = {readable(1.0 / n)}: a mechanism that published one row in "
+                   "full would meet it")
+    return out
+
+
+def weakness(epsilon: float | None, delta: float | None, n: int | None) -> str:
+    """"Formally true, but …" with :func:`weak_reasons`, or "" when the guarantee is not weak."""
+    reasons = weak_reasons(epsilon, delta, n)
+    return f"Formally true, but {'; and '.join(reasons)}." if reasons else ""
+
+
 def pld_epsilon(releases: list[Release], delta: float) -> float | None:
     """ε at δ of the composed privacy-loss distribution of the releases (None if it cannot be computed).
     Identical releases are self-composed, so the cost grows with the number of distinct releases. Ten or more

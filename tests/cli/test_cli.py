@@ -209,6 +209,27 @@ def test_private_discover_text_output_names_the_rules():
     assert "stopped early" in r.stdout
 
 
+@pytest.mark.parametrize("algo,flags,said", [
+    ("svt-pc", ["--epsilon", "5"], "Formally true, but δ = 0.001 is above 1/n = 0.0005"),  # the paper's δ at n = 2,000
+    ("gauss-pc", ["--epsilon", "1"], None),  # δ = 1e-6 < 1/n, ε ≤ 10: nothing to add
+    ("gauss-pc", ["--epsilon", "20"], "Formally true, but at ε = 20 the odds of any inference about one person"),
+])
+def test_the_text_output_says_when_a_guarantee_protects_little(algo, flags, said):
+    """The app flagged ε above 10 and δ above 1/n beside the statement; the command line printed the statement
+    alone."""
+    r = run("discover", "--dataset", "asia", "--n", "2000", "--algo", algo, *flags, "--noise-seed", "1")
+    assert r.returncode == 0, r.stderr
+    assert ("Formally true" in r.stdout) == (said is not None) and (said is None or said in r.stdout), r.stdout
+    assert "the filter used ε=" in r.stdout and "not a guarantee\n" not in r.stdout
+
+
+def test_a_run_without_a_guarantee_does_not_say_the_filter_used_part_of_it():
+    r = run("discover", "--dataset", "asia", "--n", "2000", "--algo", "em-pc", "--round-epsilon", "1")
+    assert r.returncode == 0, r.stderr
+    assert "privacy: No privacy guarantee" in r.stdout and "of it" not in r.stdout and "Formally true" not in r.stdout
+    assert "  the ledger recorded ε=" in r.stdout and "(advanced rule): not a guarantee" in r.stdout
+
+
 def test_privatize_and_discover_with_local_privacy(tmp_path):
     out = tmp_path / "p.csv"
     r = run("privatize", "--dataset", "asia", "--n", "3000", "--mechanism", "krr-cwise", "--p-max", "0.5",
