@@ -259,6 +259,11 @@ def _discover_pc(dataset: Dataset, algo: str, *, ci_test, alpha, variant, orient
         notes.append("each column's categories (their number and order) are taken as public, a schema fixed before "
                      "the data were seen; categories read from the file itself are not covered by ε (a category only "
                      "one record has would reveal that record)")
+    from .data.tabular import DROPPED_NOTE
+
+    if private and any(note.startswith(DROPPED_NOTE + " ") for note in dataset.notes):
+        notes.append("the rows dropped for missing values (which ones, and how many) are read from the file itself: "
+                     "the guarantee covers the rows kept, their number taken as given, not the dropping or its count")
     if data.n < 5:
         raise _too_few_rows(data.n)
     test = shared_ci_test(ci_test, suffstats_for(data.data, data.arities),

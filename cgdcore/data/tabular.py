@@ -74,6 +74,9 @@ def _read_bytes(source) -> tuple[bytes, str]:
         return bytes(data), name
     raise UserError(f"cannot read a CSV from a {type(source).__name__}; give a path, bytes or a file object")
 
+#: how a dataset's notes begin when rows with missing values were dropped (cgdcore.discover reads it for private runs)
+DROPPED_NOTE = "dropped"
+
 
 def _too_big(size: int | None) -> UserError:
     what = "the file is" if size is None else f"the file is {size / 2**20:.1f} MB,"
@@ -295,7 +298,7 @@ def dataset_from_frame(df, name: str, missing: str = "drop", source: str = "", l
                             f"column {bad[0]!r}); fill them in or allow dropping those rows")
         if n_miss == n_total:
             raise UserError("every row has at least one missing value; remove the emptiest columns")
-        notes.append(f"dropped {n_miss:,} of {n_total:,} rows with missing values")
+        notes.append(f"{DROPPED_NOTE} {n_miss:,} of {n_total:,} rows with missing values")
     keep = ~miss
     n = int(keep.sum())
     variables = tuple(str(c) for c in df.columns)

@@ -230,6 +230,26 @@ def test_a_run_without_a_guarantee_does_not_say_the_filter_used_part_of_it():
     assert "  the ledger recorded ε=" in r.stdout and "(advanced rule): not a guarantee" in r.stdout
 
 
+def test_a_private_run_on_a_file_with_dropped_rows_says_the_dropping_is_not_covered(tmp_path):
+    """Which rows have a missing value, and how many, come from the file itself: dropping them is not covered by a
+    guarantee for the rows kept (their count was shown beside the private result with no word)."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 3000)
+    b = np.where(rng.random(3000) < 0.8, a, 1 - a)
+    rows = [[f"x{u}", f"y{v}"] for u, v in zip(a, b)]
+    rows[5][1] = ""
+    path = tmp_path / "gaps.csv"
+    path.write_text("a,b\n" + "\n".join(",".join(r) for r in rows) + "\n")
+    said = "the rows dropped for missing values (which ones, and how many) are read from the file itself"
+    for algo, private in (("laplace-pc", True), ("pc", False)):
+        r = run("discover", "--data", str(path), "--algo", algo, *(["--epsilon", "5"] if private else []))
+        assert r.returncode == 0, r.stderr
+        assert "note: dropped 1 of 3,000 rows with missing values" in r.stdout
+        assert (said in r.stdout) == private, r.stdout
+
+
 def test_privatize_and_discover_with_local_privacy(tmp_path):
     out = tmp_path / "p.csv"
     r = run("privatize", "--dataset", "asia", "--n", "3000", "--mechanism", "krr-cwise", "--p-max", "0.5",
