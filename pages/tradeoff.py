@@ -264,7 +264,7 @@ def _every_pair() -> dict[str, float]:
 every_pair = _every_pair()
 no_guarantee = (sorted(set(table.loc[table["error"].isna() & (table["guarantee"] == 0), "algorithm"]))
                 if "guarantee" in table.columns else [])
-if x_axis == "epsilon_total" and no_guarantee:
+if x_axis == "epsilon_total" and no_guarantee and not single_eps:  # one ε: bars per algorithm, on no ε axis
     st.info(f"{', '.join(no_guarantee)} {'has' if len(no_guarantee) == 1 else 'have'} no privacy guarantee, so "
             f"{'it has' if len(no_guarantee) == 1 else 'they have'} no place on the guaranteed-ε axis and "
             f"{'is' if len(no_guarantee) == 1 else 'are'} not drawn here: choose another x-axis (requested ε, a "
@@ -284,10 +284,11 @@ def _utility_figure():
 
 
 def _learned_nothing() -> str:
-    """How many private points score no better than linking every pair (the figure's grey dashed line)."""
+    """How many private points score no better than linking every pair (the figure's grey dashed line), of those
+    the figure draws (a curve leaves out a point without an x on its axis, or outside the clipped range)."""
     from cgdcore.metrics import against_every_pair_f1
 
-    private = summary[summary["epsilon_kind"] != "none"]
+    private = summary[summary["epsilon_kind"] != "none"] if single_eps else vs.drawn_points(summary, x_range)
     nothing = sum(against_every_pair_f1(f1, every_pair[ds]) is not None
                   for ds, f1 in zip(private["dataset"], private["skeleton_f1_mean"]) if ds in every_pair)
     line, where = ("Grey dash", "bars reach no higher") if single_eps else ("Grey dashed line", "points lie no higher")
@@ -309,6 +310,14 @@ def _utility():
                   "Bars: mean over repetitions, whiskers ± one standard deviation."))
 
 
+def _paper_drawn(metric: str) -> bool:
+    """Whether the figure of ``metric`` shows any of the paper's values (paper_points: only values this sweep can be
+    set beside; bars show each, a curve only where this sweep's runs have an x on its axis)."""
+    if single_eps:
+        return any(q["metric"] == metric for q in paper)
+    return bool(vs.paper_positions(summary, paper, metric))
+
+
 def _tests():
     """CI tests per run, beside Priv-PC's Table 3 where it applies."""
     if single_eps:
@@ -316,7 +325,7 @@ def _tests():
     else:
         fig = vs.curves_figure(summary, "n_ci_tests", x_label, **curve_axes, paper=paper)
     st.plotly_chart(fig, width="stretch", key="tofig_t")
-    if any(q["metric"] == "n_ci_tests" for q in paper):  # paper_points: only values this sweep can be set beside
+    if _paper_drawn("n_ci_tests"):
         st.caption("Hatched bars / crosses labelled 'paper': Priv-PC's Table 3 at n = 100,000 (its ε is not stated; "
                    "per-round ε = 1 assumed).")
 
@@ -332,7 +341,7 @@ def _time():
                "(tables, test statistics), so a run that needs a statistic first computes it and later runs read it; "
                "small runs' times are dominated by noise drawing and the machine's load, not by that order." + (
                    " Paper times (Priv-PC Table 2) come from a 32-core server running the authors' code."
-                   if any(q["metric"] == "seconds" for q in paper) else ""))
+                   if _paper_drawn("seconds") else ""))
 
 
 def _table():

@@ -15,7 +15,7 @@ from cgdcore.discover import algo_label
 from cgdcore.viz.palette import AXIS_TITLE_SIZE, BLACK, FONT_SIZE, LINE_WIDTH, SERIES, rgba
 from cgdcore.viz.privacy import _layout
 
-__all__ = ["METRICS", "style", "curves_figure", "bars_figure"]
+__all__ = ["METRICS", "style", "drawn_points", "paper_positions", "curves_figure", "bars_figure"]
 
 METRICS = {"skeleton_f1": "skeleton F1", "arc_f1": "arc F1 (CPDAG, the papers' metric)", "shd": "SHD (CPDAG)",
            "n_ci_tests": "CI tests per run", "seconds": "seconds per run"}
@@ -41,6 +41,31 @@ def style(algorithms: list[str]) -> dict[str, dict]:
 
 
 _rgba = rgba
+
+
+def drawn_points(summary, x_range: tuple[float, float] | None = None):
+    """The private rows of ``summary`` that :func:`curves_figure` draws as points: those with a positive, finite x
+    (inside ``x_range``). A row without an x on the chosen axis (no guarantee on the guaranteed-ε axis, no formula of
+    the paper's own) has no place on it and is not drawn, so no caption may count it."""
+    x = summary["x"]
+    keep = (summary["epsilon_kind"] != "none") & np.isfinite(x) & (x > 0)
+    if x_range is not None:
+        keep &= (x >= x_range[0]) & (x <= x_range[1])
+    return summary[keep]
+
+
+def paper_positions(summary, paper: list[dict] | None, metric: str) -> list[tuple[dict, float]]:
+    """(paper point, x) for each of ``paper``'s points of ``metric`` that :func:`curves_figure` draws: at the x where
+    this sweep's runs at the same requested ε landed; a point whose runs have no x there is not drawn."""
+    out = []
+    for p in paper or []:
+        if p.get("metric") != metric:
+            continue
+        ours = summary[(summary["dataset"] == p["dataset"]) & (summary["algorithm"] == p["algorithm"])
+                       & np.isclose(summary["epsilon"], p["epsilon"])]
+        if not ours.empty and np.isfinite(ours["x"].iloc[0]):
+            out.append((p, float(ours["x"].iloc[0])))
+    return out
 
 
 def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, float] | None = None,
@@ -96,9 +121,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                               annotation_text=f"{algo_label(algo)} {y:.3g}", annotation_position="bottom right",
                               annotation_font_size=FONT_SIZE)
                 continue
-            g = g[np.isfinite(g["x"]) & (g["x"] > 0)].sort_values("x")
-            if x_range is not None:
-                g = g[(g["x"] >= x_range[0]) & (g["x"] <= x_range[1])]
+            g = drawn_points(g, x_range).sort_values("x")
             if g.empty:
                 continue
             x, m = g["x"].to_numpy(), g[mean].to_numpy()
@@ -129,15 +152,9 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                 line={"color": EVERY_PAIR, "dash": "dash", "width": 2},
                                 hovertemplate=f"<b>{EVERY_PAIR_TEXT}</b> on {ds}<br>skeleton F1 {y:.3f}<extra></extra>",
                                 row=r, col=c)
-        for p in paper or []:
-            if p["dataset"] != ds or p.get("metric") != metric:
-                continue
-            # drawn where our runs at the same requested ε landed on this x-axis
-            ours = sub[(sub["algorithm"] == p["algorithm"]) & np.isclose(sub["epsilon"], p["epsilon"])]
-            if ours.empty or not np.isfinite(ours["x"].iloc[0]):
-                continue
+        for p, px in paper_positions(sub, paper, metric):  # where our runs at the same requested ε landed
             st = styles.get(p["algorithm"], {"color": "#555555"})
-            fig.add_scatter(x=[float(ours["x"].iloc[0])], y=[p["value"]], mode="markers+text", text=["paper"],
+            fig.add_scatter(x=[px], y=[p["value"]], mode="markers+text", text=["paper"],
                             textposition="top center", name=f"paper: {p['algorithm']}", legendgroup="paper",
                             showlegend=False, marker={"symbol": "x-thin-open", "size": 14, "color": st["color"],
                                                       "line": {"width": 3, "color": st["color"]}},

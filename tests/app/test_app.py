@@ -1286,3 +1286,30 @@ def test_widgets_kept_across_tabs_draw_without_a_state_warning():
         log.removeHandler(handler)
         policies._shown_default_value_warning = shown_before
     assert not [r.getMessage() for r in records if "default value" in r.getMessage()]
+
+
+def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
+    """On the guaranteed-ε axis EM-PC (no guarantee) is not drawn: the every-pair caption counted its points among
+    "N of M private points" all the same (6 where 4 were drawn). With one ε the bars draw every algorithm, EM-PC
+    included, so the page does not say it is left out."""
+    params = {"tods": "asia", "ton": "2000", "toalg": ["svt-pc", "laplace-pc", "em-pc", "pc[ci_test=kendall]"],
+              "toeps": "1,5", "toreps": "1", "tojobs": "1", "tox": "epsilon_total"}
+    at = _tradeoff(params)
+    at.button(key="togo").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("em-pc has no privacy guarantee" in i.value for i in at.info)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    drawn = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert "em-pc" not in {t["name"] for t in drawn} and len(drawn) == 2
+    points = sum(len(_values(t["y"])) for t in drawn)
+    assert points == 4
+    said = [c.value for c in at.caption if "private points lie no higher" in c.value]
+    assert len(said) == 1 and f"of {points} private points" in said[0], said
+    at2 = _tradeoff({**params, "toeps": "1"})  # one ε: bars, EM-PC's among them
+    at2.button(key="togo").click().run()
+    assert not at2.exception, [e.message for e in at2.exception]
+    bars = json.loads(at2.get("plotly_chart")[0].proto.spec)["data"]
+    assert any((t.get("name") or "").startswith("em-pc") for t in bars if t.get("type") == "bar")
+    assert not any("not drawn here" in i.value for i in at2.info)
+    said = [c.value for c in at2.caption if "private bars reach no higher" in c.value]
+    assert len(said) == 1 and "of 3 private bars" in said[0], said
