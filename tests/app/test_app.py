@@ -1313,3 +1313,14 @@ def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
     assert not any("not drawn here" in i.value for i in at2.info)
     said = [c.value for c in at2.caption if "private bars reach no higher" in c.value]
     assert len(said) == 1 and "of 3 private bars" in said[0], said
+
+
+def test_tradeoff_lesson_shows_the_advanced_composition_the_ledger_computes():
+    """The lesson wrote Dwork–Roth's √(2 ln(1/δ′) Σεᵢ²) + Σεᵢ(e^εᵢ − 1), but the curve on 'advanced composition' is the
+    ledger's filter bound min(Σεᵢ, √(2 ln(1/δ) Σεᵢ²) + Σεᵢ²/2) (cgdcore.privacy.ledger): the lesson shows that one."""
+    at = _tradeoff({})
+    formulas = [x.value for x in at.latex]
+    adv = [f for f in formulas if r"\epsilon_{\text{adv}}" in f]
+    assert len(adv) == 1 and r"\min" in adv[0] and r"\tfrac{1}{2}\sum_i \epsilon_i^2" in adv[0], formulas
+    assert "e^{" not in adv[0] and r"\delta'" not in adv[0]
+    assert any("Whitehouse, Ramdas, Rogers & Wu" in m.value for m in at.markdown)  # named as the ledger names it
