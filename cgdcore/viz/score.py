@@ -41,9 +41,12 @@ def weights_figure(W: np.ndarray, truth: np.ndarray | None, names, w_threshold: 
 
 
 def convergence_figure(trace: list[dict], private: bool):
-    """Loss, acyclicity h(W) and, for gradient releases, cumulative ε per release; per outer iteration otherwise
+    """Loss, acyclicity h(W) and, for gradient releases, cumulative ε per release (their loss, under
+    :data:`~cgdcore.score.dp_notears.EXACT_LOSS`, is the exact data's, not covered by ε); per outer iteration otherwise
     (NOTEARS, or NOTEARS on a privately released covariance when ``private``)."""
     from plotly.subplots import make_subplots
+
+    from cgdcore.score.dp_notears import EXACT_LOSS
 
     per_release = bool(trace) and "epsilon_spent" in trace[0]
     x = [t.get("release", t.get("iteration")) for t in trace]
@@ -53,8 +56,9 @@ def convergence_figure(trace: list[dict], private: bool):
     titles = [loss, "acyclicity h(W) (log scale)"] + (["ε used (zCDP, cumulative)"] if per_release else [])
     fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, subplot_titles=titles, vertical_spacing=0.08)
     xl = "noisy gradient release" if per_release else "outer iteration"
-    if trace and "loss" in trace[0]:
-        fig.add_trace(_curve(x, [t["loss"] for t in trace], "loss ℓ(W)", 0, xl, "loss"), 1, 1)
+    key = next((k for k in (EXACT_LOSS, "loss") if trace and k in trace[0]), None)  # a private run's: exact data
+    if key:
+        fig.add_trace(_curve(x, [t[key] for t in trace], "loss ℓ(W)", 0, xl, "loss"), 1, 1)
     fig.add_trace(_curve(x, [max(t["h"], 1e-16) for t in trace], "acyclicity h(W)", 1, xl, "h(W)", fmt=".3~g"), 2, 1)
     fig.update_yaxes(type="log", exponentformat="power", row=2, col=1)  # 10⁻¹⁶, not SI's "1f"
     fig.update_xaxes(rangemode="nonnegative", tickformat="d")  # iterations count from 0, one point or many

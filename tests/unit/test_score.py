@@ -534,3 +534,27 @@ def test_curate_score_leaves_out_releases_the_sampler_cannot_draw():
     r = discover(ds, algo="curate-score", epsilon=1.0, seed=0)
     assert r.privacy["releases"] < 200 and r.privacy["used"]["epsilon"] <= 1.0 + 1e-9
     assert any("left out" in n for n in r.notes)
+
+
+@pytest.mark.parametrize("algo,opts", [("curate-score", {}), ("noleaks", {"release": "gradient"}),
+                                       ("noleaks", {"release": "gradient", "lr": 0.02})])
+def test_a_private_runs_trace_names_its_exact_loss_as_not_covered_by_epsilon(algo, opts):
+    """A gradient-release run's trace (the Score page's 'Optimiser trace (CSV)' is that trace, a column per key) held
+    the loss ℓ(W) on the exact data under a plain 'loss' beside the private result: it is named as not covered by ε.
+    A non-private run's loss, and the covariance release's (on the released covariance: post-processing), stay
+    'loss'."""
+    import pandas as pd
+
+    EXACT_LOSS = "loss_exact_not_covered_by_eps"  # cgdcore.score.dp_notears.EXACT_LOSS
+    ds = load_dataset("synthetic:d=5,degree=2", n=500, seed=0)
+    r = discover(ds, algo=algo, epsilon=1.0, seed=0, options=opts)
+    columns = list(pd.DataFrame(r.score.trace).columns)
+    assert EXACT_LOSS in columns and "loss" not in columns, columns
+    from cgdcore.viz.score import convergence_figure  # the chart still draws it, titled as never released
+
+    fig = convergence_figure(r.score.trace, True)
+    assert [t.name for t in fig.data][0] == "loss ℓ(W)" and "never released" in fig.layout.annotations[0].text
+    for plain, popts in (("notears", {}), ("noleaks", {"release": "covariance"})):
+        r = discover(ds, algo=plain, epsilon=None if plain == "notears" else 1.0, seed=0, options=popts)
+        columns = list(pd.DataFrame(r.score.trace).columns)
+        assert "loss" in columns and EXACT_LOSS not in columns, (plain, columns)
