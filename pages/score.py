@@ -123,9 +123,10 @@ with checked_url_settings(labels={"salgo": algo_label}), st.sidebar:
         elif algo == "curate-score":
             options["schedule"] = option_input("schedule", widget_key="ssched", label="Schedule")
             if not st.toggle("ε0 by the public rule", value=True, key="sauto0",
-                             help="The largest ε0 for which Lemma 2 gives 200 iterations within the total, so the "
-                                  "optimiser takes as many steps at every budget. Off: give ε0 yourself, as in the "
-                                  "paper.", **URL):
+                             help="The largest ε0 for which Lemma 2 plans 200 iterations within the total, so the "
+                                  "plan has as many steps at every budget (a step whose noise the sampler cannot "
+                                  "draw is left out: the run's notes say how many are made). Off: give ε0 yourself, "
+                                  "as in the paper.", **URL):
                 options["eps0"] = float(st.number_input("Initial budget ε0", min_value=1e-4, max_value=1e4,
                                                         value=0.01, step=0.01, format="%g", key="seps0", **URL))
 

@@ -229,13 +229,13 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
             kind = opts.pop("schedule", PARAMS["schedule"].default)
             ratio = float(opts.pop("ratio", PARAMS["ratio"].default))
             eps0 = opts.pop("eps0", None)
-            if eps0 is None:
+            chosen = eps0 is None
+            if chosen:
                 eps0 = eps0_for(kind, eps_total, DEFAULT_ITERATIONS, ratio)
-                notes.append(f"ε0 = {eps0:.3g}: the largest for which CURATE's Lemma 2 gives {DEFAULT_ITERATIONS} "
-                             "iterations within the total (a rule on public numbers)")
             eps0 = float(eps0)
             _reject(opts, algo)
             I, sched = fitted_schedule(kind, eps_total, eps0, ratio)
+            at = len(notes)  # where the ε0 note goes: it is written below, from the releases this run keeps
             weights = np.asarray(sched, dtype=float) ** 2
             rhos = rho_grad * weights / weights.sum()
             # a release whose noise would exceed 1,000 × the gradient's sensitivity cannot move W, and one below the
@@ -252,6 +252,8 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
                 sched = np.asarray(sched)[keep]
                 rhos = rho_grad * weights[keep] / weights[keep].sum()
             rhos = list(rhos)
+            if chosen:
+                notes.insert(at, _eps0_note(eps0, eps_total, I, len(rhos), mean_rho is not None))
             info.update({"iterations": len(rhos), "schedule": kind, "eps0": eps0,
                          "planned": [float(e) for e in sched], "planned_rho": [float(r) for r in rhos]})
         plan = tuple((r, 1) for r in rhos) + (((mean_rho, 1),) if mean_rho is not None else ())
@@ -286,6 +288,21 @@ def run_score(data, algo: str, *, epsilon=None, delta=None, seed=0, options: dic
         if optimiser == "model" and trace:  # each design point clips at min(clip, its public bound)
             info["sensitivity"] = gradient_sensitivity(n, d, max(t["clip"] for t in trace))
     return _finish(data, W, A, trace, stopped, reason, info, t0), ledger, info, notes
+
+
+def _eps0_note(eps0: float, eps_total: float, fitted: int, made: int, means: bool) -> str:
+    """What the default ε0 planned and what the run then releases: Lemma 2's iterations at ε0, those whose Σε_k fits
+    ``eps_total`` (``fitted``), the gradient releases kept (``made``) and, with ``means``, the column means' one."""
+    from cgdcore.score.schedules import DEFAULT_ITERATIONS
+
+    out = (f"ε0 = {eps0:.3g}: the largest at which CURATE's Lemma 2 plans {DEFAULT_ITERATIONS} iterations within "
+           f"ε = {eps_total:g} (a rule on public numbers)")
+    if fitted < DEFAULT_ITERATIONS:
+        out += f"; {fitted} of them fit once their Σε_k is checked against ε"
+    if made < fitted or means:
+        out += f"; {made} gradient release{'s are' if made != 1 else ' is'} planned"
+        out += f", and one of the column means: {made + 1} releases in all" if means else ""
+    return out
 
 
 def _say_what_was_kept(info, notes, kept: int, d: int, A, showed: str | None) -> None:

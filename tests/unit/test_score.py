@@ -558,3 +558,18 @@ def test_a_private_runs_trace_names_its_exact_loss_as_not_covered_by_epsilon(alg
         r = discover(ds, algo=plain, epsilon=None if plain == "notears" else 1.0, seed=0, options=popts)
         columns = list(pd.DataFrame(r.score.trace).columns)
         assert "loss" in columns and EXACT_LOSS not in columns, (plain, columns)
+
+
+def test_default_eps0_note_says_how_many_releases_the_run_makes():
+    """synthetic, n = 2,000, curate-score at ε = 1 made 182 releases while its note said Lemma 2 'gives 200 iterations
+    within the total': 19 of the 200 were left out for the sampler and the column means add one. The note says what
+    Lemma 2 plans and, from the run's own numbers, what is released."""
+    ds = load_dataset("synthetic", n=2000, seed=0)
+    r = discover(ds, algo="curate-score", epsilon=1.0, seed=0)
+    said = [n for n in r.notes if n.startswith("ε0 = ")]
+    grads = len(r.privacy["planned"])
+    assert r.privacy["releases"] == grads + 1 < 200
+    assert len(said) == 1 and "Lemma 2 plans 200 iterations within ε = 1" in said[0], said
+    assert f"{grads} gradient releases are planned, and one of the column means: {grads + 1} releases in all" \
+        in said[0], said
+    assert r.notes.index(said[0]) + 1 == next(i for i, n in enumerate(r.notes) if "left out" in n)  # its reason next
