@@ -354,16 +354,27 @@ NOT_WIDGETS = {"pin", "scenario", "embed", "embed_options"}
 def say_unused_link_settings(link: dict[str, list[str]], slot, page: str) -> None:
     """After a page's first run in this session: name the settings in the link it opened with that no control on the
     page took — a misspelt name (``?epsilon=``), or a control the other settings hide (``?eps=`` with PC, which has
-    no budget). A refused value is said by :func:`checked_url_settings`; these were not even read."""
+    no budget). A refused value is said by :func:`checked_url_settings`; these were not even read.
+
+    The message stays above the page on its later runs (a tab opened, a control changed) until the user goes to
+    another page: said once and gone on the next run, it moved everything below it, the tab bar just clicked
+    included, up by its height."""
     seen = st.session_state.setdefault("_links_checked", set())
+    said = st.session_state.get("_links_unused")  # (page, message) of this visit
     if page in seen:
+        if said and said[0] == page:
+            slot.warning(said[1], icon=":material/link_off:")
+        else:
+            st.session_state.pop("_links_unused", None)
         return
     seen.add(page)
     unused = [k for k in link if k not in NOT_WIDGETS and k not in st.session_state]
+    st.session_state.pop("_links_unused", None)
     if unused:
-        slot.warning("The link has settings this page does not use with its other settings, so they were ignored: "
-                     + "; ".join(code_span(f"{k}={','.join(link[k])}") for k in unused) + ".",
-                     icon=":material/link_off:")
+        message = ("The link has settings this page does not use with its other settings, so they were ignored: "
+                   + "; ".join(code_span(f"{k}={','.join(link[k])}") for k in unused) + ".")
+        st.session_state["_links_unused"] = (page, message)
+        slot.warning(message, icon=":material/link_off:")
 
 
 def _same_setting(raw: list[str], value) -> bool:

@@ -539,6 +539,38 @@ def test_app_link_settings_no_control_took_are_named(page, params, unused):
         assert not said, said
 
 
+def test_the_unused_settings_message_stays_until_the_user_goes_to_another_page():
+    """Said once and gone on the page's next run (a tab opened), the message moved everything below it, the tab bar
+    just clicked included, up by its height. (A script of its own: after ``switch_page`` AppTest reruns the page file
+    alone, without app.py, which calls this.)"""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ui.common import say_unused_link_settings
+
+        st.text_input("a control", key="k")
+        page = st.session_state.get("page", "a")  # the link page "a" opened with; page "b" has none
+        say_unused_link_settings({"k": ["1"], "epsilon": ["1"]} if page == "a" else {}, st.empty(), page)
+
+    at = AppTest.from_function(script, default_timeout=30)
+
+    def said():
+        return [w.value for w in at.warning if "does not use" in w.value]
+
+    at.run()
+    assert len(said()) == 1 and "`epsilon=1`" in said()[0] and "`k=" not in said()[0]
+    at.run()  # the same page again: the message stays where it was
+    assert len(said()) == 1
+    at.session_state["page"] = "b"  # another page: gone, and not said again on the way back
+    at.run()
+    assert not said()
+    at.session_state["page"] = "a"
+    at.run()
+    assert not said()
+
+
 def test_app_refused_choice_is_named_as_its_control_shows_it(monkeypatch):
     """A refused option of a control that shows its options under labels: the message names the option used by
     its label, as the control shows it (Trade-off's chart controls: tests/app/test_app.py)."""
