@@ -172,11 +172,17 @@ def noise_near_threshold():
     zone = scale * math.log(5)  # P(flip) > 10 % exactly when |p − α| < (Δ/ε)·ln 5
     share = min(0.05 + zone, 1.0) - max(0.05 - zone, 0.0)  # of uniform p-values (independent pairs)
     split = 1.0 / 300  # a total ε = 1 over a run's few hundred tests
-    st.caption(f"Only tests whose p-value lies within a few Δ/ε of the threshold can flip. Here (n = {n:,} rows, "
-               f"ε = {eps:g} *per test*) a decision flips with probability above 10 % only when p lies within "
-               f"{zone:.2g} of α = 0.05: that is {share:.0%} of the tests of independent pairs, whose p-values are "
-               f"uniform, and a clear dependence (p ≈ 0) flips with probability "
-               f"{teach.flip_probability(0.0, 0.05, scale):.2g}. But a run makes hundreds of tests: a *total* "
+    everywhere = zone >= 0.95  # the 10 % band covers every p-value in [0, 1]
+    here = (f"Here (n = {n:,} rows, ε = {eps:g} *per test*) the band where a decision flips with probability above "
+            f"10 % reaches {zone:.2g} either side of α = 0.05, wider than [0, 1]: every decision is close to a coin "
+            f"flip, and a clear dependence (p ≈ 0) flips with probability {teach.flip_probability(0.0, 0.05, scale):.2g}."
+            if everywhere else
+            f"Only tests whose p-value lies within a few Δ/ε of the threshold can flip. Here (n = {n:,} rows, "
+            f"ε = {eps:g} *per test*) a decision flips with probability above 10 % only when p lies within "
+            f"{zone:.2g} of α = 0.05: that is {share:.0%} of the tests of independent pairs, whose p-values are "
+            f"uniform, and a clear dependence (p ≈ 0) flips with probability "
+            f"{teach.flip_probability(0.0, 0.05, scale):.2g}.")
+    st.caption(f"{here} {'And' if everywhere else 'But'} a run makes hundreds of tests: a *total* "
                f"ε = 1 split over 300 of them leaves ε ≈ {split:.3f} per test, and then even a clear dependence "
                f"flips with probability {teach.flip_probability(0.0, 0.05, sens / split):.2f}. The Discover page's "
                "'Noise vs threshold' view shows every test of a real private run with its flips circled.")
@@ -323,10 +329,13 @@ def who_sees_what():
          "No trust in anyone; costs the most accuracy. Discovery afterwards is post-processing: no further ε."),
         ("Central DP", "A trusted curator holds all records and releases noisy test results (Priv-PC, CURATE).",
          ["Curator: every true record", "Analyst: the graph and noisy decisions", "Ledger: every ε charged"],
-         "Trust the curator; the released graph is ε-DP. Much more accurate than local at the same ε."),
+         "Trust the curator; a run with a budget fixed in advance releases an (ε, δ)-DP graph at that budget "
+         "(without a budget, as in the papers, see lesson 8). Much more accurate than local at the same ε."),
         ("Encrypted", "Owners encrypt their counts; a server computes the statistics without the key; the key "
-         "holder decrypts only the results.",
-         ["Owners: their own rows", "Server: ciphertexts only (no secret key)", "Key holder: the decrypted statistics"],
+         "holder, one of the owners, decrypts the results.",
+         ["Owners: their own rows", "Server: ciphertexts only (no secret key)",
+          "Key holder: one statistic per test — or, in secure aggregation, each test's summed tables, which minus "
+          "its own are the other owners' total"],
          "No one pools the rows; the output itself is not private unless the DP variant adds noise."),
     ]
     for col, (title, how, sees, cost) in zip(cols, cards):

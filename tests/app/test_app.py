@@ -961,6 +961,13 @@ def test_learn_noise_lesson_caption_follows_its_sliders():
         assert f"that is {min(0.05 + zone, 1) - max(0.05 - zone, 0):.0%} of the tests" in caption, caption
         assert f"flips with probability {0.5 * math.exp(-0.05 * eps / sens):.2g}." in caption, caption
         assert f"flips with probability {0.5 * math.exp(-0.05 / 300 / sens):.2f}." in caption, caption
+    # at the sliders' far end every p-value lies in the band: the caption said "Only tests … can flip … that is
+    # 100% of the tests … But … even a clear dependence flips"
+    at.select_slider(key="lfn").set_value(1000)
+    at.slider(key="lfe").set_value(0.05).run()
+    caption = next(c.value for c in at.caption if "ε = 0.05 *per test*" in c.value)
+    assert "Only tests" not in caption and "100% of the tests" not in caption and " But " not in caption, caption
+    assert "every decision is close to a coin flip" in caption, caption
 
 
 def test_learn_page_examples_run_and_respond():
@@ -1047,6 +1054,12 @@ def test_learn_page_examples_run_and_respond():
     open_lesson(11)
     said = next(m.value for m in at.markdown if m.value.startswith("So the better statistic depends on the budget"))
     assert "at ε = 0.3 Kendall scores 0.8" in said and "G is ahead, and it passes Kendall's ceiling" in said
+    # who sees what: central DP's graph is private at a budget fixed in advance (not as the papers run Priv-PC,
+    # lesson 8), and the encrypted key holder is an owner who, in secure aggregation, decrypts summed tables
+    open_lesson(7)
+    cards = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "the released graph is ε-DP" not in cards and "budget fixed in advance" in cards, cards
+    assert "decrypts only the results" not in cards and "minus its own are the other owners' total" in cards, cards
 
 
 def test_a_link_that_sets_a_lessons_example_opens_that_lesson():
