@@ -158,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--epsilons", help="ε grid: 0.1,1,10 or logspace:-2:1.5:21 (log10 start, stop, count)")
     q.add_argument("--reps", type=positive_int("--reps"), default=None, help="repetitions per ε (5)")
     q.add_argument("--seed", type=nonneg_int("--seed"), default=None,
-                   help="root seed; every run's seed is spawned from it (0)")
+                   help="root seed; every run's seed is spawned from it (0) and written in its row, so the rows are "
+                        "reproducible experiments, not private releases: each ε is what the same run guarantees with "
+                        "fresh noise")
     q.add_argument("--data-seed", type=nonneg_int("--data-seed"), default=None,
                    help="seed of the sampled rows, the same for every run (0)")
     q.add_argument("--budget", choices=["native", "total"], default=None,
