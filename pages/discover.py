@@ -357,14 +357,15 @@ for note in res.notes:
 from cgdcore import viz  # noqa: E402  (plotly is imported only once there is something to draw, after the metrics)
 
 rows = viz.edge_table(res.cpdag, truth, names)
-evidence = viz.edge_evidence(res.result, names)
+evidence = viz.edge_evidence(res.result, names, private=bool(pv))  # a private run: what it released
 fig = viz.graph_figure(res.cpdag, truth, names, evidence=evidence)
 st.plotly_chart(fig, key="graph", width="stretch", config={"displaylogo": False})
 
 
 def _draw(r, key):
     st.plotly_chart(viz.graph_figure(r.cpdag, r.dataset.truth, list(r.variables),
-                                     evidence=viz.edge_evidence(r.result, list(r.variables))),
+                                     evidence=viz.edge_evidence(r.result, list(r.variables), private=bool(
+                                         r.privacy and r.privacy.accounted))),
                     key=key, width="stretch", config={"displaylogo": False})
 
 

@@ -103,17 +103,56 @@ def _fmt_p(v: float) -> str:
     return "nan" if v != v else f"{v:.3g}"
 
 
-def edge_evidence(result, names) -> dict[tuple[int, int], str]:
+def edge_evidence(result, names, *, private: bool) -> dict[tuple[int, int], str]:
     """What the CI tests said about each pair, for hover text: {(i, j) with i < j: one line}.
 
-    ``result`` is a :class:`cgdcore.pc.Result` (``trace`` and ``sepsets``). A removed pair gets the
-    test that removed it (separating set, p-value; for private runs the noisy value and threshold
-    compared); a kept pair gets how many tests it survived and its largest p-value with that test's
-    conditioning set. Pairs no test looked at (score-based runs) are absent.
+    ``result`` is a :class:`cgdcore.pc.Result` (``trace`` and ``sepsets``). Pairs no test looked at
+    (score-based runs) are absent.
+
+    ``private`` says whether the run is differentially private (its privacy object is accounted). Such a
+    run's evidence holds only what it released, for it travels with the graph into its hover and exports:
+    a removed pair its separating set (and order), with the noisy value compared for a Laplace or Gaussian
+    stage — never for the sparse vector's (:data:`cgdcore.privacy.mechanisms.ANSWER_ONLY_STAGES`), which
+    releases only its above/below answer, nor its threshold; a kept pair how many CI tests it was asked.
+    No exact p-value: it comes from the exact data and is not covered by ε (the CI-test log shows it,
+    labelled so). A non-private run's removed pair gets the test that removed it (separating set,
+    p-value), a kept pair how many tests it survived and its largest p-value with that test's
+    conditioning set.
     """
     names = list(names)
     trace = getattr(result, "trace", ()) or ()
     sepsets = dict(getattr(result, "sepsets", {}) or {})
+
+    def given(S) -> str:
+        return ", ".join(names[v] for v in S) if S else "∅"
+
+    if private:
+        from cgdcore.privacy.mechanisms import ANSWER_ONLY_STAGES
+
+        asked: dict[tuple[int, int], int] = {}
+        last: dict[tuple[int, int], object] = {}
+        for t in trace:
+            if t.phase != "skeleton":
+                continue
+            key = (min(t.x, t.y), max(t.x, t.y))
+            asked[key] = asked.get(key, 0) + 1
+            last[key] = t
+        out = {}
+        for key in set(asked) | set(sepsets):
+            i, j = key
+            if key in sepsets:  # the private decisions removed it: the released answer
+                S = sepsets[key]
+                txt = f"removed: {names[i]} ⟂ {names[j]} | {given(S)} (order {len(S)})"
+                t = last.get(key)
+                if (t is not None and t.independent and tuple(t.S) == tuple(S) and t.noisy == t.noisy
+                        and t.stage not in ANSWER_ONLY_STAGES):
+                    txt += f"; noisy value {_fmt_p(t.noisy)}, released by its {t.stage} stage"
+                out[key] = txt
+            else:
+                n = asked[key]
+                out[key] = f"kept after {n} CI test{'s' if n != 1 else ''}"
+        return out
+
     kept: dict[tuple[int, int], list] = {}
     removed: dict[tuple[int, int], object] = {}
     for t in trace:
@@ -128,9 +167,6 @@ def edge_evidence(result, names) -> dict[tuple[int, int], str]:
             if n_best[1] is None or t.p_value > n_best[1].p_value:
                 n_best[1] = t
 
-    def given(S) -> str:
-        return ", ".join(names[v] for v in S) if S else "∅"
-
     out: dict[tuple[int, int], str] = {}
     for key in set(kept) | set(removed) | set(sepsets):
         i, j = key
@@ -140,8 +176,6 @@ def edge_evidence(result, names) -> dict[tuple[int, int], str]:
             txt = f"removed: {names[i]} ⟂ {names[j]} | {given(S)}"
             if t is not None:
                 txt += f", p = {_fmt_p(t.p_value)} (order {t.order})"
-                if t.noisy == t.noisy:  # a private decision: what was actually compared
-                    txt += f"; noisy value {_fmt_p(t.noisy)} vs threshold {_fmt_p(t.threshold)}"
             out[key] = txt
         else:
             n, t = kept[key]

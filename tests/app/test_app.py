@@ -201,6 +201,29 @@ def test_the_test_log_says_what_each_query_released(algo, answer_only):
                 covered
 
 
+@pytest.mark.parametrize("algo,private", [("svt-pc", True), ("laplace-pc", True), ("pc", False)])
+def test_the_private_graph_carries_only_what_the_run_released(algo, private):
+    """The graph's hover and the Interactive view of a private run carried, per edge, exact p-values and SVT's noisy
+    values and thresholds, unlabelled; they travel with the private graph. A non-private run keeps its p-values."""
+    import re
+
+    at = app(timeout=120)
+    at.query_params.update({"algo": algo, "ds": "asia", "n": "2000", "eps": "5", "nseed": "1",
+                            "discover_tab": "Interactive view"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    hover = " ".join(h for t in spec["data"] if t.get("meta") == "edge hover" for h in t.get("hovertext") or ())
+    titles = " ".join(re.findall(r'"title": "((?:[^"\\]|\\.)*)"', at.get("iframe")[0].proto.srcdoc))
+    for text in (hover, titles):
+        assert "removed:" in text
+        assert ("p = " in text) != private and ("threshold" in text) is False, (algo, text[:400])
+    if algo == "laplace-pc":
+        assert "noisy value" in hover  # the Laplace mechanism releases it
+    elif algo == "svt-pc":
+        assert "noisy" not in hover  # the sparse vector its answers alone
+
+
 def drawn_tab(at) -> str:
     """The tab whose content the run drew (ui.widgets.lazy_tabs draws the open tab alone)."""
     (label,) = [t.label for t in at.tabs if t.children]

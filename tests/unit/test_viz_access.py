@@ -262,7 +262,7 @@ def test_evidence_from_a_real_run_reaches_hover_dot_and_pyvis():
     ds = load_dataset("asia", 5000, 0)
     res = discover(ds, algo="pc")
     names = list(ds.variables)
-    ev = viz.edge_evidence(res.result, names)
+    ev = viz.edge_evidence(res.result, names, private=False)
     removed = [k for k, v in ev.items() if v.startswith("removed")]
     kept = [k for k, v in ev.items() if v.startswith("kept")]
     assert set(removed) == set(res.result.sepsets)
@@ -284,15 +284,55 @@ def test_evidence_from_a_real_run_reaches_hover_dot_and_pyvis():
         assert P.EDGE_STYLES[kind].label in html
 
 
-def test_private_evidence_names_the_noisy_comparison():
+def _private_run(algo, n):
+    from cgdcore.data import load_dataset
+    from cgdcore.discover import discover
+
+    ds = load_dataset("asia", n, 0)
+    return ds, discover(ds, algo=algo, epsilon=1.0, seed=1)
+
+
+@pytest.mark.parametrize("algo,n,noisy", [("svt-pc", 2000, False), ("priv-pc", 2000, True),
+                                          ("laplace-pc", 20000, True)])
+def test_private_evidence_carries_only_what_the_run_released(algo, n, noisy):
+    """A private run's hover, DOT and interactive HTML carried exact p-values and, for the sparse vector, its noisy
+    values and thresholds ("removed: smoke ⟂ bronc | ∅, p = 3.81e-61 (order 0); noisy value 7.71 vs threshold
+    -9.46"), unlabelled, beside the graph a user shares. Now: the decision, and the noisy value only where a Laplace
+    stage released it (Priv-PC's examine, Laplace-PC; laplace-pc stops before its first test at n 2,000, ε 1)."""
+    from cgdcore import viz
+
+    ds, res = _private_run(algo, n)
+    assert res.privacy is not None and res.privacy.accounted
+    names = list(ds.variables)
+    ev = viz.edge_evidence(res.result, names, private=True)
+    removed = [v for v in ev.values() if v.startswith("removed")]
+    kept = [v for v in ev.values() if v.startswith("kept")]
+    assert removed and len(removed) == len(res.result.sepsets)
+    assert all(re.fullmatch(r"kept after \d+ CI tests?", v) for v in kept), kept
+    assert any("noisy value" in v for v in removed) == noisy, removed
+    fig = viz.graph_figure(res.cpdag, ds.truth, names, evidence=ev)
+    hover = " ".join(h for t in fig.data if t.meta == "edge hover" for h in t.hovertext)
+    titles = re.findall(r'"title": "((?:[^"\\]|\\.)*)"', viz.pyvis_html(res.cpdag, ds.truth, names, evidence=ev))
+    for text in (" ".join(ev.values()), hover, viz.to_dot(res.cpdag, ds.truth, names, evidence=ev), " ".join(titles)):
+        assert "removed:" in text
+        assert "p = " not in text and "largest p" not in text and "threshold" not in text, algo
+    if not noisy:  # the sparse vector releases its answers alone
+        assert "noisy" not in " ".join(ev.values())
+    # the same run's evidence without the flag is the teaching view, with the exact p-values
+    assert any(" p = " in v for v in viz.edge_evidence(res.result, names, private=False).values())
+
+
+def test_non_private_evidence_keeps_its_p_values():
     from cgdcore import viz
     from cgdcore.data import load_dataset
     from cgdcore.discover import discover
 
-    ds = load_dataset("asia", 5000, 0)
-    res = discover(ds, algo="priv-pc", epsilon=1.0)
-    ev = viz.edge_evidence(res.result, list(ds.variables))
-    assert any("noisy value" in v and "vs threshold" in v for v in ev.values())
+    ds = load_dataset("asia", 2000, 0)
+    res = discover(ds, algo="pc")
+    ev = viz.edge_evidence(res.result, list(ds.variables), private=False)
+    assert all(" p = " in v for v in ev.values() if v.startswith("removed"))
+    assert all("; largest p = " in v for v in ev.values() if v.startswith("kept"))
+    assert re.search(r"\bp = \d", viz.to_dot(res.cpdag, ds.truth, list(ds.variables), evidence=ev))
 
 
 # ------------------------------------------------------------------- every other figure
