@@ -8,7 +8,8 @@ from cgdcore.privacy.ledger import ODDS_GROWTH, WEAK_EPSILON, readable
 from ui.downloads import download_row
 from ui.widgets import lazy_tabs
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
-                       user_errors)
+                       session_id, user_errors)
+from ui.privacy import noise_seed_input
 
 route_through_app()
 
@@ -83,7 +84,7 @@ with checked_url_settings(), st.sidebar:
         value = float(st.select_slider("P: chance of guessing a whole record", options=[0.01, 0.02, 0.05, 0.1, 0.2,
                                        0.3, 0.5, 0.7, 0.8, 0.9, 0.95], value=0.1, key="lpmax", **URL))
         ldp = {"mechanism": mech, "p_max": value}
-    lseed = int(st.number_input("Privatisation seed", min_value=0, max_value=2**31 - 1, value=0, key="lseed", **URL))
+    lseed, ldraw = noise_seed_input("lnseed")  # fresh entropy unless a reproducible demo is asked for
     st.header("Discovery")
     naive_test = st.selectbox("Naive CI test", ["fisherz", "g2", "chi2"], key="ltest",
                               help="The paper uses the Gaussian (Fisher-z) test on the privatised bin codes.", **URL)
@@ -103,12 +104,21 @@ from cgdcore.discover import cap_max_order  # noqa: E402
 from cgdcore.local.compare import column_channel, marginal_distortion  # noqa: E402
 from cgdcore.local.privatize import discretise_for_ldp, privatize  # noqa: E402
 
+if lseed is None:
+    # fresh noise: one draw of entropy per session and "Draw new noise", never shown, so that the records of the Rows
+    # tab are the ones the Discovery tab runs on; another user (another session) gets a draw of their own
+    lseed = st.session_state.setdefault(f"lnseed_entropy_{ldraw}", np.random.SeedSequence())
+    noise_key = (("draw", ldraw), ("session", session_id()))
+else:
+    noise_key = ()
+fixed_seed = not isinstance(lseed, np.random.SeedSequence)
+
 with user_errors():
     with st.spinner("Preparing data…"):
         raw = load_dataset(spec, n, 0)
         clean = discretise_for_ldp(raw, bins or 10, log)
-    priv, rel = run_cached(("privatize", spec, n, bins, log, tuple(sorted(ldp.items())), lseed), privatize, clean,
-                           seed=lseed, **ldp)
+    priv, rel = run_cached(("privatize", spec, n, bins, log, tuple(sorted(ldp.items())), lseed) + noise_key,
+                           privatize, clean, seed=lseed, **ldp)
 
 c = st.columns(4)
 c[0].metric("Chance of guessing a record", f"{rel.vulnerability:.3g}",
@@ -119,6 +129,10 @@ c[2].metric("Records", f"{priv.n:,}")
 c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
 for note in rel.notes:
     st.caption(f":material/info: {note}")
+if rel.noise.get("reproducible"):  # the fixed-seed warning the other pages show (ui.privacy.guarantee_message)
+    st.warning(f"Noise seed {rel.noise['seed']}: {rel.noise['note']}.", icon=":material/casino:")
+elif rel.noise:
+    st.caption(f":material/casino: {rel.noise['note'][0].upper()}{rel.noise['note'][1:]}.")
 if rel.epsilon > WEAK_EPSILON:  # a small average guessing chance does not make a large ε private
     st.warning(f"The chance of guessing, {rel.vulnerability:.3g}, is an average over records for an attacker who "
                f"knows nothing about them. The channel's worst case is ε = {readable(rel.epsilon)}: from one report, "
@@ -177,14 +191,16 @@ def _discovery():
         with user_errors(), st.status("Running PC: no noise, naive, de-biased…", expanded=False) as status:
             base = run_discovery(("lclean", spec, n, bins, log, naive_test, alpha, mo), clean, algo="pc",
                                  ci_test=naive_test, alpha=alpha, max_order=mo)
-            full = {**ldp, "seed": lseed}
-            naive = run_discovery(("lnaive", spec, n, bins, log, tuple(sorted(full.items())), naive_test, alpha, mo),
-                                  clean, algo="pc", ci_test=naive_test, alpha=alpha, max_order=mo, ldp=full)
+            full = {**ldp, "seed": lseed}  # the records the other tabs show, privatised again from the same seed
+            naive = run_discovery(("lnaive", spec, n, bins, log, tuple(sorted(full.items())), naive_test, alpha, mo)
+                                  + noise_key, clean, algo="pc", ci_test=naive_test, alpha=alpha, max_order=mo,
+                                  ldp=full)
             deb = None
             if rel.debias_supported():
                 dfull = {**full, "debias": debias, "calibration": calibration}
-                deb = run_discovery(("ldeb", spec, n, bins, log, tuple(sorted(dfull.items())), alpha, mo), clean,
-                                    algo="pc", ci_test="g2", alpha=alpha, max_order=mo, ldp=dfull, seed=lseed)
+                deb = run_discovery(("ldeb", spec, n, bins, log, tuple(sorted(dfull.items())), alpha, mo) + noise_key,
+                                    clean, algo="pc", ci_test="g2", alpha=alpha, max_order=mo, ldp=dfull,
+                                    seed=lseed if fixed_seed else None)
             status.update(label="PC finished", state="complete")
         import pandas as pd
 
@@ -222,11 +238,12 @@ def _discovery():
 
             rows = n  # None for the real datasets, used whole
             binning = {"bins": bins or None, "log": log} if not raw.is_discrete else {}
+            shown = {} if fixed_seed else {"seed": None}  # fresh noise: no seed in the command (it draws its own)
             runs = [("naive", {"algo": "pc", "ci_test": naive_test, "alpha": alpha, "max_order": mo,
-                               "ldp": {**full, **binning}})]
+                               "ldp": {**full, **binning, **shown}})]
             if deb is not None:
                 runs.append(("de-biased", {"algo": "pc", "ci_test": "g2", "alpha": alpha, "max_order": mo,
-                                           "ldp": {**dfull, **binning}}))
+                                           "ldp": {**dfull, **binning, **shown}}))
             for label, call in runs:
                 st.caption(label)
                 st.code(command_line(spec, rows, call, data_seed=0) or "(no command-line form)", language="bash")

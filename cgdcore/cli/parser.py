@@ -110,7 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--ldp-pmax", type=prob("--ldp-pmax"), default=None,
                    help="instead of ε: the chance of guessing a whole record in one try (the paper's privacy level)")
     g.add_argument("--ldp-seed", type=nonneg_int("--ldp-seed"), default=None,
-                   help="seed of the privatisation (default: --seed)")
+                   help="seed of the privatisation (default: --noise-seed, itself fresh operating-system entropy "
+                        "unless fixed); a fixed seed makes the run a reproducible demo, not private against anyone "
+                        "who knows it")
     g.add_argument("--ldp-bins", type=positive_int("--ldp-bins"), default=None,
                    help="equal-width bins for numeric columns before privatising (10)")
     g.add_argument("--ldp-log", action="store_true", help="bin numeric columns on a log scale (as for Sachs)")
@@ -136,7 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ε of the mechanism (geometric: per unit of distance)")
     q.add_argument("--p-max", type=prob("--p-max"), default=None,
                    help="instead of ε: the chance of guessing a whole record in one try")
-    q.add_argument("--seed", type=nonneg_int("--seed"), default=0, help="seed of the data and of the noise")
+    q.add_argument("--seed", type=nonneg_int("--seed"), default=None,
+                   help="seed of the rows sampled from a bundled dataset (--dataset; 0); not of the noise")
+    q.add_argument("--noise-seed", type=nonneg_int("--noise-seed"), default=None,
+                   help="seed of the privatisation noise (default: fresh operating-system entropy, never reported); a "
+                        "fixed seed makes the output a reproducible demo, not private against anyone who knows it")
     q.add_argument("--bins", type=positive_int("--bins"), default=10,
                    help="equal-width bins over each numeric column's public range (10)")
     q.add_argument("--ranges", default=None, metavar="COL=LO:HI,...",

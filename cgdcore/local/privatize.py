@@ -85,7 +85,8 @@ class LocalRelease:
     acts column by column (C-wise, and Geo Comb at fixed ε, whose L1 channel factorises), else None.
     ``keep``: k-RR Comb's probability of keeping the whole record. ``epsilon``: the true ε-LDP of
     the channel (``exact`` False when only an upper bound is known); ``nominal``: the parameter
-    asked for; ``vulnerability``: P[guess the whole record in one try] under a uniform prior.
+    asked for; ``vulnerability``: P[guess the whole record in one try] under a uniform prior. ``noise``: how the
+    privatisation was seeded (:func:`cgdcore.privacy.noise_info`: fresh entropy, or a fixed seed marking a demo).
     """
 
     mechanism: str
@@ -102,6 +103,7 @@ class LocalRelease:
     ledger: Any = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     details: dict = field(default_factory=dict)
+    noise: dict = field(default_factory=dict)
 
     def marginal_channel(self, cols) -> tuple[str, Any]:
         """The channel seen by the columns ``cols`` alone.
@@ -169,13 +171,18 @@ def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
 
 
 def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None, p_max: float | None = None,
-              seed: int | None = 0, split: str = "proportional", bins: int = DEFAULT_BINS,
+              seed: int | np.random.SeedSequence | None = None, split: str = "proportional", bins: int = DEFAULT_BINS,
               log: bool = False, ranges=None) -> tuple[Dataset, LocalRelease]:
     """Privatise every record of ``dataset`` with ``mechanism`` (see :data:`MECHANISMS`).
 
     Numeric columns are first cut into ``bins`` equal-width bins over their public ranges
     (``dataset.ranges`` updated by ``ranges``; ``log``: of log x). Returns the privatised Dataset (same
     variables, states and truth) and its :class:`LocalRelease`.
+
+    ``seed``: None (the default) draws the noise from fresh operating-system entropy, never reported; a
+    ``numpy.random.SeedSequence`` made from fresh entropy is the same, kept by the caller to privatise the same
+    records again (its entropy is never reported either); an integer makes a reproducible demo, not private
+    against anyone who knows it.
     """
     check_ldp_parameters(mechanism, epsilon, p_max)
     from cgdcore.data import tabular
@@ -188,11 +195,15 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     if np.any(ar < 2):
         const = [v for v, k in zip(data.variables, ar) if k < 2]
         raise UserError(f"column(s) {', '.join(const[:5])} have a single category; drop them before privatising.")
-    rng = np.random.default_rng(seed)
+    from cgdcore.privacy import noise_info
+
+    fixed = seed is not None and not isinstance(seed, np.random.SeedSequence)
+    rng = np.random.default_rng(seed if seed is not None else np.random.SeedSequence())
+    noise = noise_info(seed if fixed else None)
     names = data.variables
     parameter, value = ("epsilon", float(epsilon)) if epsilon is not None else ("p_max", float(p_max))
     notes = [f"locally privatised with {mechanism} ({parameter} = {value:g}, "
-             + (f"seed {seed})" if seed is not None else "a fresh seed from the operating system: not reproducible)")]
+             + (f"seed {seed})" if fixed else "a fresh seed from the operating system: not reproducible)")]
     details: dict = {}
     K = float(np.prod(ar.astype(float)))
     if mechanism == "krr-cwise":
@@ -241,7 +252,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
                            arities=tuple(int(k) for k in ar), epsilon=float(true_eps), exact=bool(exact),
                            vulnerability=float(vul), channels=chans, keep=keep,
                            per_column_epsilon=None if per_col is None else tuple(per_col), ledger=ledger,
-                           notes=tuple(notes), details=details)
+                           notes=tuple(notes), details=details, noise=noise)
     dtype = data.data.dtype if data.data.dtype.kind in "iu" else np.int64
     priv = Dataset(name=f"{data.name} [{mechanism}]", variables=names, data=out.astype(dtype, copy=False),
                    states=data.states, truth=data.truth, truth_name=data.truth_name, source=data.source,

@@ -663,7 +663,7 @@ def test_local_page_naive_vs_debiased():
     at = app(timeout=300)
     at.switch_page("pages/local.py")
     at.query_params.update({"lscen": "Sachs network (bnlearn, 3 states per protein)", "lmech": "krr-cwise",
-                            "lpmax": "0.5", "lalpha": "0.05", "ln": "20000"})
+                            "lpmax": "0.5", "lalpha": "0.05", "ln": "20000", "lnseed": "0"})  # the draw it was checked on
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     labels = {m.label for m in at.metric}
@@ -1360,3 +1360,30 @@ def test_tradeoff_lesson_shows_the_advanced_composition_the_ledger_computes():
     assert len(adv) == 1 and r"\min" in adv[0] and r"\tfrac{1}{2}\sum_i \epsilon_i^2" in adv[0], formulas
     assert "e^{" not in adv[0] and r"\delta'" not in adv[0]
     assert any("Whitehouse, Ramdas, Rogers & Wu" in m.value for m in at.markdown)  # named as the ledger names it
+
+
+def test_local_page_noise_is_fresh_unless_a_seed_is_fixed():
+    """The Local page's privatisation had a seed of 0 by default, bound to the address: every visitor got the same
+    noise, which anyone could rebuild. It uses the app's noise-seed control: fresh entropy by default (its seed never
+    shown, the Discovery tab on the same records), fixed only on request with the reproducible-demo warning."""
+    at = app(timeout=300)
+    at.switch_page("pages/local.py")
+    at.query_params.update({"lscen": "Asia network (8 binary variables)", "ln": "2000"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.sidebar.toggle(key="lnseed_fixed").value
+    assert not any(w.value.startswith("Noise seed") for w in at.warning)
+    assert any("seeded from operating-system entropy" in c.value for c in at.caption)
+    assert any("a fresh seed from the operating system" in c.value for c in at.caption)
+    at.session_state["local_tab"] = "Discovery"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "--ldp-seed" not in " ".join(c.value for c in at.get("code"))  # fresh: no seed in the commands
+    at = app(timeout=300)
+    at.switch_page("pages/local.py")
+    at.query_params.update({"lscen": "Asia network (8 binary variables)", "ln": "2000", "lnseed": "5"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.toggle(key="lnseed_fixed").value
+    assert any(w.value.startswith("Noise seed 5:") and "not private against anyone who knows the seed" in w.value
+               for w in at.warning), [w.value for w in at.warning]
