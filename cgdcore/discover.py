@@ -35,6 +35,12 @@ def algo_label(name: str) -> str:
 
 
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
+#: What a private run on categories read from the data file can claim, central (ε-DP) and local (ε-LDP) alike: a
+#: category only one record has is in the domain because of that record, so a neighbour without it could never
+#: produce that category at all (an infinite likelihood ratio); the guarantee assumes the schema was public.
+PUBLIC_CATEGORIES_NOTE = ("each column's categories (their number and order) are taken as public, a schema fixed "
+                          "before the data were seen; categories read from the file itself are not covered by ε (a "
+                          "category only one record has would reveal that record)")
 PRIVATE_ALGORITHMS = names(family="private-pc")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
 ROUND_ALGORITHMS = names(budget="round")
@@ -256,9 +262,7 @@ def _discover_pc(dataset: Dataset, algo: str, *, ci_test, alpha, variant, orient
     data, bin_notes = prepare_data(dataset, ci_test, bins, private=private)
     notes += bin_notes
     if private and dataset.truth is None and any(s is not None for s in dataset.states):
-        notes.append("each column's categories (their number and order) are taken as public, a schema fixed before "
-                     "the data were seen; categories read from the file itself are not covered by ε (a category only "
-                     "one record has would reveal that record)")
+        notes.append(PUBLIC_CATEGORIES_NOTE)
     from .data.tabular import DROPPED_NOTE
 
     if private and any(note.startswith(DROPPED_NOTE + " ") for note in dataset.notes):

@@ -124,7 +124,9 @@ c = st.columns(4)
 c[0].metric("Chance of guessing a record", f"{rel.vulnerability:.3g}",
             help="Bayes vulnerability under a uniform prior: the paper's privacy level P (higher = less private).")
 c[1].metric("True ε-LDP per record", f"{rel.epsilon:.4g}" + ("" if rel.exact else " (bound)"),
-            help="max over reports y and records x, x' of ln P[y|x]/P[y|x'] for this channel.")
+            help="max over reports y and records x, x' of ln P[y|x]/P[y|x'] for this channel."
+            + (" It holds only if the categories are a public schema, fixed before the data were seen (the note "
+               "below)." if rel.schema_note else ""))
 c[2].metric("Records", f"{priv.n:,}")
 c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
 for note in rel.notes:

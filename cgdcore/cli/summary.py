@@ -32,5 +32,7 @@ def fhe_summary(f: dict) -> str:
 
 def local_summary(pv: dict) -> str:
     exact = "" if pv["epsilon_exact"] else " (upper bound)"
+    schema = pv.get("schema")  # categories read from the file: the ε-LDP assumes them public
     return (f"local privacy: {pv['mechanism']} at {pv['parameter']} = {pv['value']:g}; true ε-LDP per record "
-            f"{pv['epsilon']:.4g}{exact}; chance of guessing a whole record {pv['vulnerability']:.4g}")
+            f"{pv['epsilon']:.4g}{exact}" + (" only if the categories are a public schema (below)" if schema else "")
+            + f"; chance of guessing a whole record {pv['vulnerability']:.4g}" + (f"\n  {schema}" if schema else ""))

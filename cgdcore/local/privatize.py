@@ -87,6 +87,8 @@ class LocalRelease:
     the channel (``exact`` False when only an upper bound is known); ``nominal``: the parameter
     asked for; ``vulnerability``: P[guess the whole record in one try] under a uniform prior. ``noise``: how the
     privatisation was seeded (:func:`cgdcore.privacy.noise_info`: fresh entropy, or a fixed seed marking a demo).
+    ``schema_note``: set when categorical columns were read from the data file itself (their domain, taken as
+    public, is what the ε-LDP assumes; cgdcore.discover.PUBLIC_CATEGORIES_NOTE), None for a declared schema.
     """
 
     mechanism: str
@@ -104,6 +106,7 @@ class LocalRelease:
     notes: tuple[str, ...] = field(default_factory=tuple)
     details: dict = field(default_factory=dict)
     noise: dict = field(default_factory=dict)
+    schema_note: str | None = None
 
     def marginal_channel(self, cols) -> tuple[str, Any]:
         """The channel seen by the columns ``cols`` alone.
@@ -138,13 +141,15 @@ class LocalRelease:
             "epsilon": self.epsilon,
             "epsilon_exact": self.exact,
             "delta": 0.0,
-            "rule": "true ε-LDP of the channel" + ("" if self.exact else " (upper bound)"),
+            "rule": "true ε-LDP of the channel" + ("" if self.exact else " (upper bound)")
+                    + (", if the categories are a public schema" if self.schema_note else ""),
             "vulnerability": self.vulnerability,
             "per_column_epsilon": None if self.per_column_epsilon is None else list(self.per_column_epsilon),
             "accounting": ({"guarantee": self.ledger.totals(tight=False)["guarantee"]} if self.ledger is not None
                            else {}),
             "releases": len(self.ledger) if self.ledger is not None else 0,
             "guarantee": True,
+            **({"schema": self.schema_note} if self.schema_note else {}),
         }
 
 
@@ -158,6 +163,13 @@ def discretise_for_ldp(dataset: Dataset, bins: int = DEFAULT_BINS, log: bool = F
     if dataset.is_discrete:
         return dataset
     return tabular.discretise(dataset, bins=bins, method="public-log" if log else "public")
+
+
+def categories_from_file(dataset: Dataset) -> bool:
+    """Whether ``dataset`` has categorical columns whose categories were read from a data file (an upload, a
+    ``--data`` CSV: the sorted distinct labels of its rows), not declared by a bundled dataset's schema (bundled
+    datasets name their source). Give it the table before numeric columns are binned over their public ranges."""
+    return not dataset.source and any(s is not None for s in dataset.states)
 
 
 def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
@@ -188,6 +200,11 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     from cgdcore.data import tabular
 
     tabular.check_category_counts(dataset)  # first: binning does not fix an identifier-like column
+    schema_note = None
+    if categories_from_file(dataset):  # a label only one record has would be in the domain because of it
+        from cgdcore.discover import PUBLIC_CATEGORIES_NOTE
+
+        schema_note = PUBLIC_CATEGORIES_NOTE
     data = discretise_for_ldp(dataset.with_ranges(ranges), bins, log)
 
     tabular.check_discrete_usable(data)
@@ -244,6 +261,8 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
         nominal = f"ε = {epsilon:g}" if epsilon is not None else f"p_max = {p_max:g}"
         notes.append(f"the geometric channel's true ε-LDP is {true_eps:.4g}{'' if exact else ' (upper bound)'} "
                      f"at {nominal}: equal guessing probability is not equal ε")
+    if schema_note:
+        notes.append(schema_note)
     if per_col is not None:
         ledger = _ledger_for(mechanism, [(f"column {v}", e) for v, e in zip(names, per_col)])
     else:
@@ -252,7 +271,8 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
                            arities=tuple(int(k) for k in ar), epsilon=float(true_eps), exact=bool(exact),
                            vulnerability=float(vul), channels=chans, keep=keep,
                            per_column_epsilon=None if per_col is None else tuple(per_col), ledger=ledger,
-                           notes=tuple(notes), details=details, noise=noise)
+                           notes=tuple(notes), details=details, noise=noise,
+                           schema_note=schema_note)
     dtype = data.data.dtype if data.data.dtype.kind in "iu" else np.int64
     priv = Dataset(name=f"{data.name} [{mechanism}]", variables=names, data=out.astype(dtype, copy=False),
                    states=data.states, truth=data.truth, truth_name=data.truth_name, source=data.source,

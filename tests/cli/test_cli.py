@@ -348,3 +348,31 @@ def test_privatize_noise_is_fresh_unless_noise_seed_fixes_it(tmp_path):
     # discover --ldp-seed falls back to --noise-seed (fresh), as its help now says
     r = run("discover", "--help")
     assert "(default: --noise-seed" in " ".join(r.stdout.split()) and "(default: --seed)" not in r.stdout
+
+
+def test_local_privacy_on_a_file_says_its_categories_are_taken_as_public(tmp_path):
+    """privatize and discover --ldp on a CSV whose one 'HIV' row sits among flu and cold claimed "true ε-LDP per
+    record 1": a neighbour whose record is 'flu' can never report 'HIV'. Where the guarantee is stated (the text
+    summary, the JSON privacy object and notes) it now says it holds only for categories taken as public; a bundled
+    dataset, whose schema is public, says nothing of the kind."""
+    from cgdcore.discover import PUBLIC_CATEGORIES_NOTE
+
+    src = tmp_path / "mine.csv"
+    src.write_text("diag,smoker\nHIV,no\n" + "".join(f"{('flu', 'cold')[i % 2]},{('yes', 'no')[i % 3 == 0]}\n"
+                                                     for i in range(199)))
+    r = run("privatize", "--data", str(src), "--mechanism", "krr-cwise", "--epsilon", "1", "--out", "-")
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if "true ε-LDP per record" in x)
+    assert "true ε-LDP per record 1 only if the categories are a public schema" in line, r.stderr
+    assert PUBLIC_CATEGORIES_NOTE in r.stderr
+    r = run("discover", "--data", str(src), "--ldp", "krr-cwise", "--ldp-epsilon", "1")
+    assert r.returncode == 0 and "only if the categories are a public schema" in r.stdout, r.stdout + r.stderr
+    r = run("discover", "--data", str(src), "--ldp", "krr-cwise", "--ldp-epsilon", "1", "--json")
+    js = json.loads(r.stdout)
+    assert js["privacy"]["schema"] == PUBLIC_CATEGORIES_NOTE and PUBLIC_CATEGORIES_NOTE in js["notes"]
+    assert js["privacy"]["rule"] == "true ε-LDP of the channel, if the categories are a public schema"
+    r = run("privatize", "--dataset", "asia", "--n", "300", "--mechanism", "krr-cwise", "--epsilon", "1", "--out", "-")
+    assert r.returncode == 0 and "public schema" not in r.stderr and PUBLIC_CATEGORIES_NOTE not in r.stderr
+    r = run("discover", "--dataset", "asia", "--n", "300", "--ldp", "krr-cwise", "--ldp-epsilon", "1", "--json")
+    js = json.loads(r.stdout)
+    assert "schema" not in js["privacy"] and PUBLIC_CATEGORIES_NOTE not in js["notes"]

@@ -529,3 +529,29 @@ def test_privatize_draws_fresh_noise_unless_a_seed_is_fixed():
     f, _ = privatize(ds, "krr-cwise", epsilon=1.0, seed=ss)
     assert np.array_equal(e.data, f.data) and rel_e.noise == noise_info(None)
     assert str(ss.entropy) not in " ".join(rel_e.notes)
+
+
+def test_categories_read_from_the_file_are_said_to_be_taken_as_public():
+    """A category only one record has (diag = HIV among flu and cold) is in the domain read from the file because of
+    that record: a neighbour whose record is 'flu' can never report 'HIV', an infinite likelihood ratio. The ε-LDP a
+    release states holds only if the categories were a public schema; a bundled dataset's schema is public."""
+    from cgdcore.data.registry import load_dataset
+    from cgdcore.data.tabular import load_csv
+    from cgdcore.discover import PUBLIC_CATEGORIES_NOTE, discover
+
+    rows = [("HIV", "no")] + [(("flu", "cold")[i % 2], ("yes", "no")[i % 3 == 0]) for i in range(199)]
+    upload = load_csv(("diag,smoker\n" + "".join(f"{a},{b}\n" for a, b in rows)).encode(), name="mine.csv")
+    _, rel = privatize(upload, "krr-cwise", epsilon=1.0)
+    pv = rel.privacy()
+    assert rel.schema_note == PUBLIC_CATEGORIES_NOTE and PUBLIC_CATEGORIES_NOTE in rel.notes
+    assert pv["schema"] == PUBLIC_CATEGORIES_NOTE and pv["rule"].endswith("if the categories are a public schema")
+    res = discover(upload, algo="pc", ldp={"mechanism": "krr-cwise", "epsilon": 1.0})
+    js = res.to_json()
+    assert js["privacy"]["schema"] == PUBLIC_CATEGORIES_NOTE and PUBLIC_CATEGORIES_NOTE in js["notes"]
+    for ds in (load_dataset("asia", n=500, seed=0), load_dataset("adult", n=500, seed=0)):  # bundled: public schema
+        _, rel = privatize(ds, "krr-cwise", epsilon=1.0, ranges=None, bins=4)
+        assert rel.schema_note is None and "schema" not in rel.privacy() and PUBLIC_CATEGORIES_NOTE not in rel.notes
+    # a file of numbers only: bins over declared public ranges, no categories read from it
+    nums = load_csv(b"a,b\n" + b"".join(f"{i % 7},{i % 5}\n".encode() for i in range(100)), name="n.csv")
+    _, rel = privatize(nums, "krr-cwise", epsilon=1.0, ranges={"a": (0, 6), "b": (0, 4)}, bins=3)
+    assert rel.schema_note is None
