@@ -103,6 +103,13 @@ def _fmt_p(v: float) -> str:
     return "nan" if v != v else f"{v:.3g}"
 
 
+def _skeleton_queries(trace):
+    """(pair with i < j, query) for each CI query of the skeleton search, in the order asked."""
+    for t in trace:
+        if t.phase == "skeleton":
+            yield (min(t.x, t.y), max(t.x, t.y)), t
+
+
 def edge_evidence(result, names, *, private: bool) -> dict[tuple[int, int], str]:
     """What the CI tests said about each pair, for hover text: {(i, j) with i < j: one line}.
 
@@ -131,10 +138,7 @@ def edge_evidence(result, names, *, private: bool) -> dict[tuple[int, int], str]
 
         asked: dict[tuple[int, int], int] = {}
         last: dict[tuple[int, int], object] = {}
-        for t in trace:
-            if t.phase != "skeleton":
-                continue
-            key = (min(t.x, t.y), max(t.x, t.y))
+        for key, t in _skeleton_queries(trace):
             asked[key] = asked.get(key, 0) + 1
             last[key] = t
         out = {}
@@ -155,10 +159,7 @@ def edge_evidence(result, names, *, private: bool) -> dict[tuple[int, int], str]
 
     kept: dict[tuple[int, int], list] = {}
     removed: dict[tuple[int, int], object] = {}
-    for t in trace:
-        if t.phase != "skeleton":
-            continue
-        key = (min(t.x, t.y), max(t.x, t.y))
+    for key, t in _skeleton_queries(trace):
         if t.independent:
             removed[key] = t
         else:
