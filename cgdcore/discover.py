@@ -18,6 +18,7 @@ import numpy as np
 from . import UserError
 from .data.dataset import Dataset
 from .algorithms import PARAMS, REGISTRY, check_options, names
+from .privacy import PUBLIC_CATEGORIES_NOTE
 from .discovery import Discovery, FheDetails, Privacy, ScoreDetails, learned_nothing  # noqa: F401 (re-exported)
 
 #: Views of the registry (cgdcore.algorithms), kept for callers that list algorithms by kind.
@@ -35,12 +36,6 @@ def algo_label(name: str) -> str:
 
 
 DISCRETE_TESTS = ("kendall", "chi2", "g2")
-#: What a private run on categories read from the data file can claim, central (ε-DP) and local (ε-LDP) alike: a
-#: category only one record has is in the domain because of that record, so a neighbour without it could never
-#: produce that category at all (an infinite likelihood ratio); the guarantee assumes the schema was public.
-PUBLIC_CATEGORIES_NOTE = ("each column's categories (their number and order) are taken as public, a schema fixed "
-                          "before the data were seen; categories read from the file itself are not covered by ε (a "
-                          "category only one record has would reveal that record)")
 PRIVATE_ALGORITHMS = names(family="private-pc")
 #: Algorithms parameterised by a per-round ε (DESIGN.md: the sparse-vector family).
 ROUND_ALGORITHMS = names(budget="round")

@@ -88,7 +88,7 @@ class LocalRelease:
     asked for; ``vulnerability``: P[guess the whole record in one try] under a uniform prior. ``noise``: how the
     privatisation was seeded (:func:`cgdcore.privacy.noise_info`: fresh entropy, or a fixed seed marking a demo).
     ``schema_note``: set when categorical columns were read from the data file itself (their domain, taken as
-    public, is what the ε-LDP assumes; cgdcore.discover.PUBLIC_CATEGORIES_NOTE), None for a declared schema.
+    public, is what the ε-LDP assumes; cgdcore.privacy.PUBLIC_CATEGORIES_NOTE), None for a declared schema.
     """
 
     mechanism: str
@@ -202,7 +202,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
     tabular.check_category_counts(dataset)  # first: binning does not fix an identifier-like column
     schema_note = None
     if categories_from_file(dataset):  # a label only one record has would be in the domain because of it
-        from cgdcore.discover import PUBLIC_CATEGORIES_NOTE
+        from cgdcore.privacy import PUBLIC_CATEGORIES_NOTE
 
         schema_note = PUBLIC_CATEGORIES_NOTE
     data = discretise_for_ldp(dataset.with_ranges(ranges), bins, log)

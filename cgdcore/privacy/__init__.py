@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["noise_generator", "noise_info", "FIXED_SEED_NOTE", "PRNG_NOTE", "DIAGNOSTICS_NOTE"]
+__all__ = ["noise_generator", "noise_info", "FIXED_SEED_NOTE", "PRNG_NOTE", "DIAGNOSTICS_NOTE",
+           "PUBLIC_CATEGORIES_NOTE"]
 
 #: How every number computed from the exact data beside a private result is labelled (JSON ``diagnostics``,
 #: the app's diagnostics sections): it teaches what the noise did, and it is not part of any release.
@@ -26,6 +27,14 @@ FIXED_SEED_NOTE = ("reproducible demo: the noise seed is fixed, so this run is n
                    "the seed")
 PRNG_NOTE = ("noise comes from numpy's PCG64 generator, seeded from operating-system entropy; it is not a "
              "cryptographically secure generator")
+
+
+#: What a private run on categories read from the data file can claim, central (ε-DP) and local (ε-LDP) alike: a
+#: category only one record has is in the domain because of that record, so a neighbour without it could never
+#: produce that category at all (an infinite likelihood ratio); the guarantee assumes the schema was public.
+PUBLIC_CATEGORIES_NOTE = ("each column's categories (their number and order) are taken as public, a schema fixed "
+                          "before the data were seen; categories read from the file itself are not covered by ε (a "
+                          "category only one record has would reveal that record)")
 
 
 def noise_info(seed: int | None) -> dict:

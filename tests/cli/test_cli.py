@@ -355,7 +355,7 @@ def test_local_privacy_on_a_file_says_its_categories_are_taken_as_public(tmp_pat
     record 1": a neighbour whose record is 'flu' can never report 'HIV'. Where the guarantee is stated (the text
     summary, the JSON privacy object and notes) it now says it holds only for categories taken as public; a bundled
     dataset, whose schema is public, says nothing of the kind."""
-    from cgdcore.discover import PUBLIC_CATEGORIES_NOTE
+    from cgdcore.privacy import PUBLIC_CATEGORIES_NOTE
 
     src = tmp_path / "mine.csv"
     src.write_text("diag,smoker\nHIV,no\n" + "".join(f"{('flu', 'cold')[i % 2]},{('yes', 'no')[i % 3 == 0]}\n"

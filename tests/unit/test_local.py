@@ -537,7 +537,8 @@ def test_categories_read_from_the_file_are_said_to_be_taken_as_public():
     release states holds only if the categories were a public schema; a bundled dataset's schema is public."""
     from cgdcore.data.registry import load_dataset
     from cgdcore.data.tabular import load_csv
-    from cgdcore.discover import PUBLIC_CATEGORIES_NOTE, discover
+    from cgdcore.discover import discover
+    from cgdcore.privacy import PUBLIC_CATEGORIES_NOTE
 
     rows = [("HIV", "no")] + [(("flu", "cold")[i % 2], ("yes", "no")[i % 3 == 0]) for i in range(199)]
     upload = load_csv(("diag,smoker\n" + "".join(f"{a},{b}\n" for a, b in rows)).encode(), name="mine.csv")
