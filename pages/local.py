@@ -9,7 +9,7 @@ from ui.downloads import download_row
 from ui.widgets import lazy_tabs
 from ui.common import (checked_url_settings, explain, load_dataset, route_through_app, run_cached, run_discovery,
                        session_id, user_errors)
-from ui.privacy import noise_seed_input
+from ui.privacy import noise_message, noise_seed_input
 
 route_through_app()
 
@@ -131,10 +131,7 @@ c[2].metric("Records", f"{priv.n:,}")
 c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
 for note in rel.notes:
     st.caption(f":material/info: {note}")
-if rel.noise.get("reproducible"):  # the fixed-seed warning the other pages show (ui.privacy.guarantee_message)
-    st.warning(f"Noise seed {rel.noise['seed']}: {rel.noise['note']}.", icon=":material/casino:")
-elif rel.noise:
-    st.caption(f":material/casino: {rel.noise['note'][0].upper()}{rel.noise['note'][1:]}.")
+noise_message(rel.noise)  # the fixed-seed warning the other pages show
 if rel.epsilon > WEAK_EPSILON:  # a small average guessing chance does not make a large ε private
     st.warning(f"The chance of guessing, {rel.vulnerability:.3g}, is an average over records for an attacker who "
                f"knows nothing about them. The channel's worst case is ε = {readable(rel.epsilon)}: from one report, "

@@ -66,7 +66,13 @@ def guarantee_message(pv: Privacy, n: int | None = None) -> None:
             st.warning(f"{pv.statement} {weak}", icon=":material/shield:")
         else:
             st.success(pv.statement, icon=":material/verified_user:")
-    noise = pv.noise or {}
+    noise_message(pv.noise)
+
+
+def noise_message(noise: dict | None) -> None:
+    """How a release's noise was seeded (cgdcore.privacy.noise_info): a fixed seed's demo warning, or fresh
+    entropy's note."""
+    noise = noise or {}
     if noise.get("reproducible"):
         st.warning(f"Noise seed {noise['seed']}: {noise['note']}.", icon=":material/casino:")
     elif noise:
