@@ -68,6 +68,30 @@ class Lazy:
         return getattr(target, name)
 
 
+#: this test process's own ``__main__``, recorded before any test runs (see local_cluster)
+_PROCESS_MAIN = sys.modules["__main__"]
+
+
+@contextmanager
+def local_cluster():
+    """A Dask LocalCluster of two single-threaded worker processes on 127.0.0.1, for the sweep's dask backend.
+
+    Dask's nannies start (and restart) their workers with multiprocessing's "spawn", which re-runs the parent's
+    ``__main__`` file in the child. Streamlit's AppTest leaves ``sys.modules["__main__"]`` pointing at the last script
+    it ran, for ``AppTest.from_function`` a temporary file deleted since: after an app test in the same test worker,
+    both worker processes exited with status 1 (FileNotFoundError in spawn's _fixup_main_from_path) and the cluster
+    failed to start ("Nanny failed to start"). The process's own ``__main__`` is put back while the cluster lives."""
+    distributed = pytest.importorskip("distributed")
+    left_by_tests = sys.modules["__main__"]
+    sys.modules["__main__"] = _PROCESS_MAIN
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
+                                      dashboard_address="127.0.0.1:0") as cluster:
+            yield cluster
+    finally:
+        sys.modules["__main__"] = left_by_tests
+
+
 def shown(markdown: str) -> str:
     """The text a Markdown message shows, for comparing with what a user reads: CommonMark's backslash escapes of
     ASCII punctuation (how the app writes user-supplied and program text literally) removed."""

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import Lazy, private_kendall_pc
+from conftest import Lazy, local_cluster, private_kendall_pc
 from cgdcore import UserError
 from cgdcore.cli import main
 from cgdcore.discover import ALGO_DEFAULTS, discover
@@ -96,10 +96,17 @@ def test_the_plain_sampler_option_reaches_the_run_and_its_command(capsys):
     assert out["metrics"]["skeleton_f1"] == row["skeleton_f1"]
 
 
+def _a_script():
+    import streamlit as st
+
+    st.write("an app test ran in this process")
+
+
 def test_dask_backend_on_a_local_cluster_gives_the_same_table(small_table):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                                  dashboard_address="127.0.0.1:0") as cluster:
+    from streamlit.testing.v1 import AppTest
+
+    AppTest.from_function(_a_script).run()  # as an app test before it in the same test worker: no effect on the cluster
+    with local_cluster() as cluster:
         df = run_sweep(SMALL, backend="dask", scheduler=cluster.scheduler_address)
     _same(small_table, df)
 

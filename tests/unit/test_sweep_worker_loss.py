@@ -6,7 +6,7 @@ import pytest
 
 from cgdcore.experiments import SweepSpec, read_table, run_sweep
 from cgdcore.experiments.results import row_key
-from conftest import Lazy
+from conftest import Lazy, local_cluster
 
 pd = Lazy("pandas")
 
@@ -20,8 +20,7 @@ def test_a_worker_killed_mid_sweep_loses_no_row_and_duplicates_none(tmp_path):
     keys = [row_key(r) for r in expected.to_dict("records")]
     out = tmp_path / "res.csv"
     killed, partial_at_end = [], []
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", processes=True,
-                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
+    with local_cluster() as cluster, distributed.Client(cluster) as client:
 
         def kill_a_busy_worker_after_the_first_row(done, total, eta, row):
             if row is not None and not killed:
