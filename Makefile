@@ -33,8 +33,8 @@ $(KERNEL_STAMP): $(RUNTIME_STAMP) $(KERNEL_SOURCES)
 # the four test workers and three servers otherwise compiled the same modules side by side (collecting alone took
 # 2.2 CPU-s per worker without them, 0.9 with). Redone when a Python file changes; a collection error is left for
 # the suite to report.
-$(BYTECODE_STAMP): $(DEV_STAMP) app.py $(shell find cgdcore ui pages tests -name '*.py')
-	$(BIN)/python -m compileall -q cgdcore ui pages app.py
+$(BYTECODE_STAMP): $(DEV_STAMP) app.py serve.py $(shell find cgdcore ui pages tests -name '*.py')
+	$(BIN)/python -m compileall -q cgdcore ui pages app.py serve.py
 	-$(BIN)/python -m pytest --collect-only -q -n 0 >/dev/null 2>&1
 	touch $@
 
@@ -52,7 +52,7 @@ chromium:
 	    echo "(chromium-headless-shell is not available: the browser tests use chromium)"; }
 
 app: $(RUNTIME_STAMP) $(KERNEL_STAMP)
-	$(BIN)/python -m streamlit run app.py --server.port $(PORT) --server.address localhost
+	$(BIN)/python -m streamlit run serve.py --server.port $(PORT) --server.address localhost
 
 # the test tools (then the bytecode), the kernels' compile and chromium side by side, then the suite
 test: $(RUNTIME_STAMP)

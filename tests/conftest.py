@@ -228,12 +228,12 @@ def chromium_path() -> str:
 
 @contextmanager
 def running_streamlit(log_path, **env):
-    """`streamlit run app.py` on a free loopback port with extra environment ``env``; yields (base URL, process,
+    """`streamlit run serve.py` (the app as `make app` serves it) on a free loopback port with extra environment ``env``; yields (base URL, process,
     log file) once healthy; stopped on exit."""
     port = free_port()
     log = open(log_path, "w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", "serve.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none", "--server.runOnSave", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
@@ -264,14 +264,14 @@ def running_streamlit(log_path, **env):
 
 @pytest.fixture(scope="session")
 def streamlit_server(tmp_path_factory):
-    """`streamlit run app.py` on a free loopback port; yields the base URL; stopped at teardown."""
+    """`streamlit run serve.py` on a free loopback port; yields the base URL; stopped at teardown."""
     with running_streamlit(tmp_path_factory.mktemp("server") / "streamlit.log") as (url, _, _):
         yield url
 
 
 @pytest.fixture(scope="session")
 def unbounded_server(tmp_path_factory):
-    """`streamlit run app.py` without the work ceiling (CGD_MAX_WORK=0) and with heavy runs at the default priority
+    """`streamlit run serve.py` without the work ceiling (CGD_MAX_WORK=0) and with heavy runs at the default priority
     (CGD_HEAVY_NICE=0); yields (base URL, psutil.Process, log file). The "browser-leaving" chain's one server: its
     leaving tests start runs meant to be long and time their end by the server's CPU, and its other tests (hostile
     names, isolation) need no ceiling either, so the chain starts one server, not two (~4 s of CPU: start-up and

@@ -88,6 +88,17 @@ def not_drawing(heavy: bool = False):
             _count(+1)
 
 
+@contextmanager
+def serving():
+    """Around one HTTP request of the web server (serve.py): it counts as drawing a page until its response is sent.
+    Requests interleave on the server's event loop, so this keeps no per-thread state (unlike :func:`drawing`)."""
+    _count(+1)
+    try:
+        yield
+    finally:
+        _count(-1)
+
+
 def give_way(still_wanted: Callable[[], None], *, wait=_wait_for_pages, clock=time.monotonic) -> float:
     """Called at checkpoints; in a heavy run (:func:`not_drawing` with ``heavy``): wait while a page is being drawn,
     at most :data:`MAX_PAUSE` s, calling ``still_wanted()`` (which raises if the run's user left) every

@@ -412,11 +412,17 @@ def test_sachs_interactive_view_shows_the_whole_graph_and_a_shorter_tab_keeps_th
                                   "datasets"])
 def test_every_page_at_presentation_size(streamlit_server, browser, path):
     """Each page opened cold from its link at 1920×1080 renders, with a title and without an error box (the suite's
-    every-page check); the screenshot is kept in tests/artifacts/pages/ for a person to look at."""
+    every-page check), asking the server for nothing it does not have (serve.py tells the frontend the server's root:
+    without it, a page's link first asked /<page>/_stcore/health, got a 404 and asked again 100 ms later); the
+    screenshot is kept in tests/artifacts/pages/ for a person to look at."""
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = ctx.new_page()
+    refused = []
+    page.on("response", lambda r: r.status >= 400 and refused.append(f"{r.status} {r.url}"))
     page.goto(f"{streamlit_server}/{path}", wait_until="domcontentloaded")
     wait_idle(page, timeout=240_000)
+    assert not refused
+    assert page.url.split("?")[0] == f"{streamlit_server}/{path}"
     # every chart drawn (a plotly chart's SVG attached), then a moment for the last one to settle
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')].every(p => p.querySelector"
                            "('.main-svg'))", timeout=60_000)
