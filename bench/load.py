@@ -1,6 +1,6 @@
 """The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
 
-Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--n 2000000] [--dataset alarm]
+Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--new-browsers 1] [--n 2000000] [--dataset alarm]
 [--algo priv-pc] [--reps 1] [--own-data 1]. Eight browser sessions open at once and start heavy runs (each deep-links
 the Discover page with its own noise seed and, by default, its own data seed, so each run samples its data and counts
 its own tables and none is served from a cache); once the server computes, a ninth user opens the Datasets page in a
@@ -67,9 +67,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int, log):
+def start_server(port: int, log, script: str = "serve.py"):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
          "--server.runOnSave", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -491,6 +491,37 @@ async def until_idle(pid: int, limit: float, window: float = 1.0, busy: float = 
     return float("inf")
 
 
+def small_response_ms(url: str, count: int = 20) -> float:
+    """Median milliseconds for one of the app's small scripts (under 1 kB), asked again and again on one kept-alive
+    connection, as a browser fetches its ~60 modules over 6 connections. With Nagle's algorithm on the server's
+    connections (``streamlit run app.py``) each body waits for the client's delayed ACK, about 40 ms; serve.py
+    turns it off (ui/asgi.py)."""
+    import http.client
+    import re
+    from urllib.parse import urlsplit
+
+    with urllib.request.urlopen(url + "/", timeout=10) as r:
+        html = r.read().decode()
+    scripts = re.findall(r'href="\./(static/js/[^"]+\.js)"', html)
+    small = []
+    for path in scripts:
+        with urllib.request.urlopen(f"{url}/{path}", timeout=10) as r:
+            if len(r.read()) < 1024:
+                small.append(path)
+    host = urlsplit(url)
+    conn = http.client.HTTPConnection(host.hostname, host.port, timeout=10)
+    times = []
+    try:
+        for i in range(count):
+            t = time.perf_counter()
+            conn.request("GET", "/" + small[i % len(small)])
+            conn.getresponse().read()
+            times.append((time.perf_counter() - t) * 1000)
+    finally:
+        conn.close()
+    return statistics.median(times[1:])
+
+
 async def until_busy(pid: int, limit: float, cores: float, window: float = 1.0) -> float:
     """Seconds until the process tree uses at least ``cores`` cores over ``window`` seconds (``limit`` at most)."""
     t0 = time.perf_counter()
@@ -518,14 +549,19 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
 
     async def renders(browser, count: int, label: str, times: list, busy: list | None = None,
                       parts: list | None = None, cpu: list | None = None):
-        """The ninth user: a new browser (empty HTTP cache) opens the Datasets page, then reloads it ``count`` - 1
-        times (every load is a new server session; the app's scripts now come from the browser's cache). ``cpu``
-        receives each render's CPU seconds in the ninth browser and in the server (its process and children)."""
-        ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
-        await ctx.add_init_script(SEEN)
+        """The ninth user: ``--new-browsers`` new browsers (each an empty HTTP cache) open the Datasets page one
+        after another, then the last reloads it until ``count`` renders (every load is a new server session; the
+        app's scripts now come from the browser's cache). ``cpu`` receives each render's CPU seconds in the ninth
+        browser and in the server (its process and children)."""
+        ctx = None
         try:
-            page = await ctx.new_page()
             for i in range(count):
+                if i < fresh:
+                    if ctx is not None:
+                        await ctx.close()
+                    ctx = await browser.new_context(viewport={"width": 1400, "height": 1400})
+                    await ctx.add_init_script(SEEN)
+                    page = await ctx.new_page()
                 stages: dict = {}
                 if busy is not None:  # the server's load when the user arrives (asking the heavy pages instead
                     c0, w0 = tree_cpu_seconds(rss.proc.pid), time.perf_counter()  # waits for their starved browser)
@@ -543,11 +579,13 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
                     say(f"{label}, render {i + 1}: FAILED {failures[-1]}")
                     continue
                 note = "" if busy is None else f"; the server used {busy[-1]:.2f} cores over the second before"
-                say(f"{label}, render {i + 1} ({'new browser' if i == 0 else 'reload'}): Datasets page in "
+                say(f"{label}, render {i + 1} ({'new browser' if i < fresh else 'reload'}): Datasets page in "
                     f"{times[-1]:.2f} s (" + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()) + f"){note}")
         finally:
-            await ctx.close()
+            if ctx is not None:
+                await ctx.close()
 
+    fresh = args.new_browsers
     failures, heavy = [], []
     async with async_playwright() as p:
         # the eight heavy users' pages in a browser of their own: in a classroom they run on the users' own machines,
@@ -597,8 +635,9 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
             return live_cpu_seconds(procs.values())
         try:
             first, idle, idle_parts, idle_cpu = [], [], [], []
+            small_ms = small_response_ms(url)
             await renders(browser, 1, "first render after the server started (page imports)", first)
-            await renders(browser, 4, "idle server", idle, parts=idle_parts, cpu=idle_cpu)
+            await renders(browser, fresh + 3, "idle server", idle, parts=idle_parts, cpu=idle_cpu)
             rss.mark()
             for i in range(1, args.sessions + 1):
                 ctx = await heavy_browser.new_context(viewport={"width": 1400, "height": 1600})
@@ -645,47 +684,57 @@ async def ninth_session(url: str, rss: RssSampler, args) -> int:
             await browser.close()
             await heavy_browser.close()
     mb = 1024 ** 2
+    many = f", median of {fresh}" if fresh > 1 else ""
+
+    def median(xs) -> float:
+        return statistics.median(list(xs))
+
     print(f"\n{args.sessions} heavy sessions ({args.algo} on {args.dataset}, n = {args.n:,}, per-round ε = {args.reps:g}) "
           f"+ a ninth session opening the Datasets page ({os.cpu_count()} cores; the heavy sessions' browser at "
           f"niceness {max(args.heavy_browser_nice, 0)}{', animations off' if args.still_heavy else ''}, the ninth "
           "session's and the server at their own)")
     print(f"{'measure':<58} {'value':>10}")
+    print(f"{'a small script on a kept-alive connection, idle, median (ms)':<58} {small_ms:10.1f}")
     if first:
         print(f"{'Datasets page, first render after the server started (s)':<58} {first[0]:10.2f}")
     if idle:
-        print(f"{'Datasets page, idle server: new browser (s)':<58} {idle[0]:10.2f}")
-        print(f"{'Datasets page, idle server: reloads, median (s)':<58} {statistics.median(idle[1:] or idle):10.2f}")
+        print(f"{'Datasets page, idle server: new browser' + many + ' (s)':<58} {median(idle[:fresh]):10.2f}")
+        print(f"{'Datasets page, idle server: reloads, median (s)':<58} {median(idle[fresh:] or idle):10.2f}")
     if times:
-        warm = times[1:] or times
-        print(f"{'Datasets page, ninth session under load: new browser (s)':<58} {times[0]:10.2f}")
+        warm = times[fresh:] or times
+        print(f"{'Datasets page, ninth session under load: new browser' + many + ' (s)':<58} "
+              f"{median(times[:fresh]):10.2f}" + (f"   ({', '.join(f'{t:.2f}' for t in times[:fresh])})"
+                                                  if fresh > 1 else ""))
         print(f"{'Datasets page, ninth session under load: reloads, median (s)':<58} {statistics.median(warm):10.2f}"
-              + (f"   {statistics.median(warm) / statistics.median(idle[1:] or idle):5.1f}× idle" if idle else ""))
+              + (f"   {statistics.median(warm) / median(idle[fresh:] or idle):5.1f}× idle" if idle else ""))
         print(f"{'Datasets page, ninth session under load: max (s)':<58} {max(times):10.2f}")
         print(f"{'renders under 1 s':<58} {sum(t < 1.0 for t in times):>6d} of {len(times)}")
-        for what, ps in (("idle server", idle_parts[1:]), ("under load", parts[1:])):
+        for what, ps in (("idle server", idle_parts[fresh:]), ("under load", parts[fresh:])):
             if ps:
                 print(f"{'reloads ' + what + ', median s to: ' + ', '.join(ps[0]):<58} "
                       + " ".join(f"{statistics.median(p[k] for p in ps):.2f}" for k in ps[0]))
         # a new browser compiles Streamlit's scripts before it can ask the server for anything (the HTML's
         # DOMContentLoaded): that part is the browser's own CPU, which on a classroom's laptops is not the server's
-        for what, ps in (("idle server", idle_parts[:1]), ("under load", parts[:1])):
+        for what, ps in (("idle server", idle_parts[:fresh]), ("under load", parts[:fresh])):
             if ps:
-                print(f"{'new browser ' + what + ', s to: ' + ', '.join(ps[0]):<58} "
-                      + " ".join(f"{v:.2f}" for v in ps[0].values()))
+                print(f"{'new browser' + many + ' ' + what + ', s to: ' + ', '.join(ps[0]):<58} "
+                      + " ".join(f"{median(p[k] for p in ps):.2f}" for k in ps[0]))
         if idle_parts and parts:
-            print(f"{'new browser: under load minus idle server (s)':<58} {times[0] - idle[0]:10.2f}")
+            print(f"{'new browser' + many + ': under load minus idle server (s)':<58} "
+                  f"{median(times[:fresh]) - median(idle[:fresh]):10.2f}")
         # where a render's work is done (the browser's share is, in a classroom, the user's own machine); under
         # load the server's CPU is mostly the heavy runs', so only the browser's is shown there
         if idle_cpu:
             print(f"{'CPU s, ninth browser / server, idle: new browser':<58} "
-                  f"{idle_cpu[0][0]:6.2f} / {idle_cpu[0][1]:.2f}")
-            if len(idle_cpu) > 1:
+                  f"{median(c[0] for c in idle_cpu[:fresh]):6.2f} / {median(c[1] for c in idle_cpu[:fresh]):.2f}")
+            if len(idle_cpu) > fresh:
                 print(f"{'CPU s, ninth browser / server, idle: reloads, median':<58} "
-                      f"{statistics.median(c[0] for c in idle_cpu[1:]):6.2f} / "
-                      f"{statistics.median(c[1] for c in idle_cpu[1:]):.2f}")
+                      f"{median(c[0] for c in idle_cpu[fresh:]):6.2f} / "
+                      f"{median(c[1] for c in idle_cpu[fresh:]):.2f}")
         if load_cpu:
-            print(f"{'CPU s, ninth browser, under load: new browser; reloads median':<58} {load_cpu[0][0]:6.2f}; "
-                  f"{statistics.median(c[0] for c in load_cpu[1:] or load_cpu):.2f}")
+            print(f"{'CPU s, ninth browser, under load: new browser; reloads median':<58} "
+                  f"{median(c[0] for c in load_cpu[:fresh]):6.2f}; "
+                  f"{median(c[0] for c in load_cpu[fresh:] or load_cpu):.2f}")
         print(f"{'server cores over the second before each render (min/max)':<58} {min(busy):6.2f} / {max(busy):.2f}")
         print(f"{'heavy runs still running or queued after the renders':<58} {args.sessions - done:>6d} of "
               f"{args.sessions}")
@@ -718,6 +767,11 @@ def main():
     ap.add_argument("--busy-cores", type=float, default=0.8,
                     help="ninth-session mode: server cores that show the heavy runs are computing")
     ap.add_argument("--probes", type=int, default=10, help="ninth-session mode: Datasets-page renders to time")
+    ap.add_argument("--script", default="serve.py",
+                    help="what `streamlit run` serves: serve.py (as `make app`) or app.py (without serve.py's middleware)")
+    ap.add_argument("--new-browsers", type=int, default=1,
+                    help="ninth-session mode: how many of the renders (the first) are new browsers, each with an "
+                         "empty HTTP cache (medians are printed); the idle server gets as many, then 3 reloads")
     ap.add_argument("--own-data", type=int, default=1,
                     help="ninth-session mode: 1 (default) gives each heavy session data of its own (its own sampling "
                          "seed), so each run counts its own tables; 0 shares the data, and after the first run the "
@@ -745,7 +799,7 @@ def main():
         os.environ["CGD_CACHE_MB"] = f"{args.cache_mb:g}"
         os.environ["CGD_CORE_CACHE_MB"] = f"{args.core_cache_mb:g}"
     with log_path.open("w") as log:
-        proc, url = start_server(port, log)
+        proc, url = start_server(port, log, args.script)
         rss = RssSampler(proc.pid)
         rss.start()
         try:
