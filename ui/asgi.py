@@ -19,10 +19,24 @@ def _base_url_script() -> bytes:
             b"{BACKEND_BASE_URL: window.location.origin + \"" + root.encode() + b"\"})</script>")
 
 
+def is_page_address(path: str) -> bool:
+    """Whether ``path`` is the address of one of the app's pages (``/``, ``/datasets``; under ``server.baseUrlPath``
+    if set), whose answer is the app's HTML: one segment at most after the base. The server's own routes
+    (``/static/…``, ``/media/…`` — a downloaded HTML export among them —, ``/_stcore/…``, ``/component/…``) have
+    more, or a name no page has."""
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    if base:
+        if path != f"/{base}" and not path.startswith(f"/{base}/"):
+            return False
+        path = path[len(base) + 1:] or "/"
+    rest = path.lstrip("/")
+    return "/" not in rest and not rest.startswith("_stcore") and rest not in ("favicon.png", "manifest.json")
+
+
 class SharedServerMiddleware:
-    """ASGI middleware: HTTP requests count as drawing (the heavy runs pause meanwhile), and a page's HTML, asked
-    for uncompressed (a few kB), gets :func:`_base_url_script` at the start of its ``<head>``. WebSocket connections
-    pass untouched."""
+    """ASGI middleware: HTTP requests count as drawing (the heavy runs pause meanwhile), and the HTML at a page's
+    address (:func:`is_page_address`), asked for uncompressed (a few kB), gets :func:`_base_url_script` at the start
+    of its ``<head>``. Every other response, and WebSocket connections, pass untouched."""
 
     def __init__(self, app):
         self.app = app
@@ -31,9 +45,12 @@ class SharedServerMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if not is_page_address(scope.get("path", "")):  # scripts, media (downloads included), uploads, health
+            with serving():
+                await self.app(scope, receive, send)
+            return
         headers = scope.get("headers", [])
-        if any(k == b"accept" and b"text/html" in v for k, v in headers):  # a page's address: its HTML uncompressed
-            scope = {**scope, "headers": [(k, v) for k, v in headers if k != b"accept-encoding"]}
+        scope = {**scope, "headers": [(k, v) for k, v in headers if k != b"accept-encoding"]}  # a few kB, as it is
         start: dict = {}
         body: list[bytes] = []
 

@@ -244,6 +244,7 @@ def test_hostile_column_names_stay_text_everywhere(unbounded_server, browser, tm
                for line in dot.splitlines())
     html = download(page, "Graph figure (HTML)")
     assert "<script>alert(1)</script>" not in html and "<img src=x" not in html
+    assert "__streamlit" not in html  # the file as the app made it: the server adds its root to the app's pages only
     figure = page.context.new_page()
     figure.on("dialog", on_dialog)
     path = tmp_path / "graph.html"

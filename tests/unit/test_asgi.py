@@ -65,15 +65,34 @@ def test_the_server_root_follows_base_url_path(monkeypatch):
     assert b'window.location.origin + "/course/"' in sent[1]["body"]
 
 
-@pytest.mark.parametrize("headers", [
-    [(b"content-type", b"application/javascript")],
-    [(b"content-type", b"text/html"), (b"content-encoding", b"gzip")],  # compressed anyway: passed on as it is
+@pytest.mark.parametrize("path, headers", [
+    ("/static/js/index.js", [(b"content-type", b"application/javascript")]),
+    # a graph's HTML export, downloaded (the browser asks for text/html): the user's file, not the app's page
+    ("/media/5c2d1e.html", [(b"content-type", b"text/html")]),
+    ("/datasets", [(b"content-type", b"text/html"), (b"content-encoding", b"gzip")]),  # compressed: as it is
 ])
-def test_scripts_and_compressed_pages_pass_untouched(headers):
-    seen, sent = exchange(http("/static/js/index.js"), headers, [b"<head>a", b"b"])
-    assert (b"accept-encoding", b"gzip, br") in seen["scope"]["headers"]
+def test_scripts_downloads_and_compressed_pages_pass_untouched(path, headers):
+    seen, sent = exchange(http(path, b"text/html,*/*"), headers, [b"<head>a", b"b"])
+    if path != "/datasets":
+        assert (b"accept-encoding", b"gzip, br") in seen["scope"]["headers"]
     assert [m.get("body") for m in sent] == [None, b"<head>a", b"b"]
     assert sent[0]["headers"] == headers
+
+
+@pytest.mark.parametrize("base, path, page", [
+    ("", "/", True), ("", "/datasets", True), ("", "/media/x.html", False), ("", "/static/js/a.js", False),
+    ("", "/_stcore/health", False), ("", "/favicon.png", False), ("", "/component/x/index.html", False),
+    ("course", "/course", True), ("course", "/course/", True), ("course", "/course/datasets", True),
+    ("course", "/datasets", False), ("course", "/course/media/x.html", False), ("course", "/courses", False),
+])
+def test_page_addresses(monkeypatch, base, path, page):
+    import streamlit as st
+
+    from ui.asgi import is_page_address
+
+    real = st.get_option
+    monkeypatch.setattr(st, "get_option", lambda key: base if key == "server.baseUrlPath" else real(key))
+    assert is_page_address(path) is page
 
 
 def test_a_request_counts_as_drawing_until_it_is_answered():
