@@ -99,7 +99,8 @@ class Privacy(Mapping):
 
     @property
     def noise(self) -> Mapping[str, Any] | None:
-        """Where the noise seed came from (cgdcore.privacy.noise_info); None for a local or non-DP run."""
+        """Where the noise seed came from (cgdcore.privacy.noise_info): a central run's noise, a local run's
+        privatisation; None for a run without privacy noise."""
         return self.json.get("noise")
 
     @property

@@ -65,6 +65,8 @@ def run(args) -> int:
     if out["privacy"] and out["privacy"].get("model") == "local":
         pv = out["privacy"]
         print(local_summary(pv))
+        if pv.get("noise"):
+            print(f"  noise: {pv['noise']['note']}")
     elif out["privacy"] and out["privacy"].get("epsilon") is None:
         pass  # encrypted without DP: nothing to account
     elif out["privacy"]:

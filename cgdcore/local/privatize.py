@@ -150,6 +150,7 @@ class LocalRelease:
             "releases": len(self.ledger) if self.ledger is not None else 0,
             "guarantee": True,
             **({"schema": self.schema_note} if self.schema_note else {}),
+            **({"noise": dict(self.noise)} if self.noise else {}),  # fresh entropy, or a fixed seed: a demo
         }
 
 

@@ -350,6 +350,20 @@ def test_privatize_noise_is_fresh_unless_noise_seed_fixes_it(tmp_path):
     assert "(default: --noise-seed" in " ".join(r.stdout.split()) and "(default: --seed)" not in r.stdout
 
 
+@pytest.mark.parametrize("extra, note", [([], "PRNG_NOTE"), (["--noise-seed", "4"], "FIXED_SEED_NOTE"),
+                                         (["--ldp-seed", "4"], "FIXED_SEED_NOTE")])
+def test_discover_with_local_privacy_says_how_its_noise_was_seeded(extra, note):
+    """A local run said nothing of its privatisation's seed: a fixed one, a reproducible demo, read as private.
+    It now says it as central runs do, in the text and in the JSON's privacy object."""
+    from cgdcore import privacy
+
+    argv = ["discover", "--dataset", "asia", "--n", "300", "--ldp", "krr-cwise", "--ldp-epsilon", "1", *extra]
+    r = run(*argv)
+    assert r.returncode == 0 and f"  noise: {getattr(privacy, note)}" in r.stdout, r.stdout
+    noise = json.loads(run(*argv, "--json").stdout)["privacy"]["noise"]
+    assert noise == privacy.noise_info(4 if extra else None)
+
+
 def test_local_privacy_on_a_file_says_its_categories_are_taken_as_public(tmp_path):
     """privatize and discover --ldp on a CSV whose one 'HIV' row sits among flu and cold claimed "true ε-LDP per
     record 1": a neighbour whose record is 'flu' can never report 'HIV'. Where the guarantee is stated (the text

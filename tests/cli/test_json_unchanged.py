@@ -1,7 +1,8 @@
 """``discover --json`` stays the same object, key for key and value for value, for representative runs of every
 family: recorded from main before Discovery's family details became typed fields (data/discover_json_main.json).
 Only what measures time or memory is left out of the comparison (``seconds``; the encrypted run's timings, bytes
-on the wire and memory), and checked for presence and type instead."""
+on the wire and memory), and checked for presence and type instead. Since recorded, the local runs' privacy objects
+have gained ``noise`` (how the privatisation was seeded, as central runs have it), added to the record by hand."""
 import json
 import re
 from pathlib import Path
