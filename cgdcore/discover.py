@@ -256,7 +256,7 @@ def _discover_pc(dataset: Dataset, algo: str, *, ci_test, alpha, variant, orient
     t0 = time.perf_counter()
     data, bin_notes = prepare_data(dataset, ci_test, bins, private=private)
     notes += bin_notes
-    if private and dataset.truth is None and any(s is not None for s in dataset.states):
+    if private and dataset.categories_from_file:  # not bundled Adult, whose schema is declared
         notes.append(PUBLIC_CATEGORIES_NOTE)
     from .data.tabular import DROPPED_NOTE
 

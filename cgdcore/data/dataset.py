@@ -70,6 +70,15 @@ class Dataset:
         return int(self.data.shape[1])
 
     @property
+    def categories_from_file(self) -> bool:
+        """Whether categorical columns have categories read from a data file (an upload, a ``--data`` CSV: the
+        sorted distinct labels of its rows) rather than declared by a bundled dataset's schema (bundled datasets
+        name their source). A private run's ε then holds only if those categories are taken as public
+        (cgdcore.privacy.PUBLIC_CATEGORIES_NOTE). Ask it of the table before numeric columns are binned over their
+        public ranges."""
+        return not self.source and any(s is not None for s in self.states)
+
+    @property
     def is_discrete(self) -> bool:
         return all(s is not None for s in self.states)
 

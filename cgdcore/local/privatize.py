@@ -166,13 +166,6 @@ def discretise_for_ldp(dataset: Dataset, bins: int = DEFAULT_BINS, log: bool = F
     return tabular.discretise(dataset, bins=bins, method="public-log" if log else "public")
 
 
-def categories_from_file(dataset: Dataset) -> bool:
-    """Whether ``dataset`` has categorical columns whose categories were read from a data file (an upload, a
-    ``--data`` CSV: the sorted distinct labels of its rows), not declared by a bundled dataset's schema (bundled
-    datasets name their source). Give it the table before numeric columns are binned over their public ranges."""
-    return not dataset.source and any(s is not None for s in dataset.states)
-
-
 def _ledger_for(mechanism: str, per_column: list[tuple[str, float]]):
     from cgdcore.privacy.ledger import Ledger
 
@@ -202,7 +195,7 @@ def privatize(dataset: Dataset, mechanism: str, *, epsilon: float | None = None,
 
     tabular.check_category_counts(dataset)  # first: binning does not fix an identifier-like column
     schema_note = None
-    if categories_from_file(dataset):  # a label only one record has would be in the domain because of it
+    if dataset.categories_from_file:  # a label only one record has would be in the domain because of it
         from cgdcore.privacy import PUBLIC_CATEGORIES_NOTE
 
         schema_note = PUBLIC_CATEGORIES_NOTE

@@ -556,3 +556,21 @@ def test_categories_read_from_the_file_are_said_to_be_taken_as_public():
     nums = load_csv(b"a,b\n" + b"".join(f"{i % 7},{i % 5}\n".encode() for i in range(100)), name="n.csv")
     _, rel = privatize(nums, "krr-cwise", epsilon=1.0, ranges={"a": (0, 6), "b": (0, 4)}, bins=3)
     assert rel.schema_note is None
+
+
+def test_a_central_private_run_notes_file_read_categories_but_not_a_bundled_schema():
+    """Central runs noted the categories sentence for every dataset without a truth, bundled Adult included, whose
+    schema is declared; now only for categories read from the file (the one rule, Dataset.categories_from_file)."""
+    from cgdcore.data.registry import load_dataset
+    from cgdcore.data.tabular import load_csv
+    from cgdcore.discover import discover
+    from cgdcore.privacy import PUBLIC_CATEGORIES_NOTE
+
+    rows = "".join(f"{('flu', 'cold')[i % 2]},{('yes', 'no')[i % 3 == 0]}\n" for i in range(3000))
+    upload = load_csv(("diag,smoker\n" + rows).encode(), name="mine.csv")
+    adult = load_dataset("adult", n=2000, seed=0)
+    assert upload.categories_from_file and not adult.categories_from_file
+    said = {name: PUBLIC_CATEGORIES_NOTE in discover(ds, algo="priv-pc", epsilon=1.0, seed=0, bins=3).notes
+            for name, ds in (("upload", upload), ("adult", adult))}
+    assert said == {"upload": True, "adult": False}
+    assert PUBLIC_CATEGORIES_NOTE not in discover(upload, algo="pc").notes  # no ε, nothing to qualify
