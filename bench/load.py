@@ -1,8 +1,8 @@
 """The app under load: concurrent browser sessions running private discovery against one `streamlit run`.
 
-Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--new-browsers 1] [--n 2000000] [--dataset alarm]
-[--algo priv-pc] [--reps 1] [--own-data 1]. Eight browser sessions open at once and start heavy runs (each deep-links
-the Discover page with its own noise seed and, by default, its own data seed, so each run samples its data and counts
+Ninth session (default): python bench/load.py [--sessions 8] [--probes 10] [--new-browsers 1] [--n 2000000]
+[--dataset alarm] [--algo priv-pc] [--reps 1] [--own-data 1]. Eight browser sessions open at once and start heavy
+runs (each deep-links the Discover page with its own noise seed and, by default, its own data seed, so each run samples its data and counts
 its own tables and none is served from a cache); once the server computes, a ninth user opens the Datasets page in a
 new browser session, then reloads it, ``--probes`` times in all, and each render is timed (target: under a second)
 with the server's cores over the second before it and the moments each part entered the page (noted by the page
@@ -768,7 +768,8 @@ def main():
                     help="ninth-session mode: server cores that show the heavy runs are computing")
     ap.add_argument("--probes", type=int, default=10, help="ninth-session mode: Datasets-page renders to time")
     ap.add_argument("--script", default="serve.py",
-                    help="what `streamlit run` serves: serve.py (as `make app`) or app.py (without serve.py's middleware)")
+                    help="what `streamlit run` serves: serve.py (as `make app`) or app.py (without serve.py's "
+                         "middleware)")
     ap.add_argument("--new-browsers", type=int, default=1,
                     help="ninth-session mode: how many of the renders (the first) are new browsers, each with an "
                          "empty HTTP cache (medians are printed); the idle server gets as many, then 3 reloads")

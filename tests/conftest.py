@@ -228,8 +228,8 @@ def chromium_path() -> str:
 
 @contextmanager
 def running_streamlit(log_path, **env):
-    """`streamlit run serve.py` (the app as `make app` serves it) on a free loopback port with extra environment ``env``; yields (base URL, process,
-    log file) once healthy; stopped on exit."""
+    """`streamlit run serve.py` (the app as `make app` serves it) on a free loopback port with extra environment
+    ``env``; yields (base URL, process, log file) once healthy; stopped on exit."""
     port = free_port()
     log = open(log_path, "w+")
     proc = subprocess.Popen(

@@ -11,10 +11,14 @@ import streamlit as st
 from ui.priority import serving
 
 
+def _base() -> str:
+    """``server.baseUrlPath`` without its slashes ("" when the app is served at the root)."""
+    return (st.get_option("server.baseUrlPath") or "").strip("/")
+
+
 def _base_url_script() -> bytes:
     """The script that tells the frontend the server's root: the page's own origin and ``server.baseUrlPath``."""
-    base = (st.get_option("server.baseUrlPath") or "").strip("/")
-    root = "/" + (base + "/" if base else "")
+    root = "/" + (_base() + "/" if _base() else "")
     return (b"<script>window.__streamlit = Object.assign(window.__streamlit || {}, "
             b"{BACKEND_BASE_URL: window.location.origin + \"" + root.encode() + b"\"})</script>")
 
@@ -24,7 +28,7 @@ def is_page_address(path: str) -> bool:
     if set), whose answer is the app's HTML: one segment at most after the base. The server's own routes
     (``/static/…``, ``/media/…`` — a downloaded HTML export among them —, ``/_stcore/…``, ``/component/…``) have
     more, or a name no page has."""
-    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    base = _base()
     if base:
         if path != f"/{base}" and not path.startswith(f"/{base}/"):
             return False
@@ -49,8 +53,8 @@ class SharedServerMiddleware:
             with serving():
                 await self.app(scope, receive, send)
             return
-        headers = scope.get("headers", [])
-        scope = {**scope, "headers": [(k, v) for k, v in headers if k != b"accept-encoding"]}  # a few kB, as it is
+        # a page's HTML, a few kB: asked for uncompressed, so that the script goes in as it is
+        scope = {**scope, "headers": [(k, v) for k, v in scope.get("headers", []) if k != b"accept-encoding"]}
         start: dict = {}
         body: list[bytes] = []
 
@@ -73,7 +77,6 @@ class SharedServerMiddleware:
 
         with serving():
             await self.app(scope, receive, send_page)
-
 
 
 def send_small_writes_at_once() -> int:

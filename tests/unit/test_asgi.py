@@ -51,7 +51,8 @@ def test_a_page_address_gets_its_html_uncompressed_with_the_server_root_and_a_ri
     start, body = sent
     page = body["body"]
     assert page.startswith(b"<!DOCTYPE html><html><head><script>window.__streamlit = ")
-    assert b'BACKEND_BASE_URL: window.location.origin + "/"' in page and page.endswith(PAGE[len(b"<!DOCTYPE html><html><head>"):])
+    assert b'BACKEND_BASE_URL: window.location.origin + "/"' in page
+    assert page.endswith(PAGE[len(b"<!DOCTYPE html><html><head>"):])
     lengths = [v for k, v in start["headers"] if k == b"content-length"]
     assert lengths == [str(len(page)).encode()] and not body.get("more_body", False)
 
