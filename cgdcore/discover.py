@@ -433,8 +433,8 @@ def _discover_fhe(dataset: Dataset, *, ci_test, alpha, max_order, epsilon, delta
                         taylor_terms=opts["taylor_terms"], warm_c=opts["warm_c"], log_series=opts["log_series"])
     owners = opts["owners"]
     t0 = time.perf_counter()
-    result, report, ledger = fhe_pc(data, owners=int(owners), split=opts["split"], settings=settings, alpha=alpha,
-                                    max_order=max_order, dp=opts["dp"], epsilon=epsilon,
+    result, report, ledger = fhe_pc(data, owners=int(owners), split=opts["split"], split_seed=int(opts["split_seed"]),
+                                    settings=settings, alpha=alpha, max_order=max_order, dp=opts["dp"], epsilon=epsilon,
                                     delta=ALGO_DEFAULTS["fhe-pc"]["delta"] if delta is None else delta, seed=seed,
                                     key_holder=int(opts["key_holder"]) - 1, progress=on_message,
                                     pc_progress=progress)

@@ -41,7 +41,7 @@ class Privacy(Mapping):
 
     @property
     def epsilon(self) -> float | None:
-        """The ε the run promises (None: encrypted without differential privacy)."""
+        """The ε the run promises (None: no guarantee, as EM-PC's, or encrypted without differential privacy)."""
         return self.json.get("epsilon")
 
     @property

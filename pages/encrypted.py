@@ -78,9 +78,8 @@ with checked_url_settings(), st.sidebar:
     net = st.selectbox("Network", NETWORKS, key="fnet", **URL)
     n = int(st.number_input("Rows (n)", min_value=100, max_value=200_000, value=10_000, step=1000, key="fn", **URL))
     seed = int(st.number_input("Seed (data, owners' split)", min_value=0, max_value=2**31 - 1, value=0, key="fseed",
-                               help="Samples the rows and, without a DP variant, splits them among the owners. With "
-                                    "a DP variant the noise seed below seeds the split too (fresh noise: the split "
-                                    "of seed 0), as --noise-seed does on the command line.", **URL))
+                               help="Samples the rows and deals them to the owners (--seed and --split-seed on the "
+                                    "command line). A DP variant's noise has its own seed, below.", **URL))
     st.header("Federation")
     owners = int(st.number_input("Data owners", min_value=2, max_value=10, value=3, key="fown", **URL))
     split = st.radio("How rows are split", ["iid", "skewed"], horizontal=True, key="fsplit",
@@ -127,10 +126,10 @@ from cgdcore.viz import fhe as viz_fhe  # noqa: E402
 from cgdcore.discover import cap_max_order, discover  # noqa: E402
 from cgdcore.fhe.paper import paper_row  # noqa: E402
 
-options = {"owners": owners, "split": split, "mode": mode, "nr_iterations": iters, "r0": r0, "taylor_terms": terms,
-           "warm_c": warm_c, "log_series": series, "dp": None if dp == "none" else dp, "key_holder": holder}
-# discover()'s seed: the split's without DP; the noise's (and the split's) with it — None is fresh noise
-run_seed = seed if dp == "none" else noise_seed
+options = {"owners": owners, "split": split, "split_seed": seed, "mode": mode, "nr_iterations": iters, "r0": r0,
+           "taylor_terms": terms, "warm_c": warm_c, "log_series": series, "dp": None if dp == "none" else dp,
+           "key_holder": holder}
+run_seed = noise_seed  # discover()'s seed is the DP noise's only: None is fresh noise (and there is none without DP)
 # a fresh-noise run is kept per draw and per session (fresh entropy for each user, never a draw the server shares)
 key = ("fhe", net, n, seed, run_seed, stat, alpha, max_order, eps, tuple(sorted(options.items())),
        ("draw", noise_draw)) + ((("session", session_id()),) if dp != "none" and noise_seed is None else ())
@@ -301,7 +300,7 @@ def _privacy():
 
 #: only the open tab is drawn (ui.widgets.lazy_tabs)
 TABS = {"Graphs": _graphs, "Agreement per level": _agreement, "Time and size": _cost, "Paper vs this run": _paper}
-if res.privacy and res.privacy.epsilon is not None:
+if res.ledger is not None:
     TABS["Privacy"] = _privacy
 lazy_tabs(TABS, key="encrypted_tab")
 

@@ -242,18 +242,17 @@ def _hospitals(s, progress) -> Outcome:
     from cgdcore.fhe.run import federate
 
     ds = load_dataset(s["dataset"], n=s["n"], seed=0)
-    owners, seed = int(s["owners"]), s["seed"]
-    together = discover(ds, algo="fhe-pc", seed=seed, options={"owners": owners, "split": "skewed",
-                                                               "mode": "aggregate"})
+    owners, seed = int(s["owners"]), int(s["seed"])
+    common = {"owners": owners, "split": "skewed", "split_seed": seed}
+    together = discover(ds, algo="fhe-pc", options={**common, "mode": "aggregate"})
     # the pooled reference runs the same batched PC (max-p separating sets per level) on the pooled counts
-    pooled = discover(ds, algo="fhe-pc", seed=seed, options={"owners": owners, "split": "skewed",
-                                                             "mode": "plaintext"})
+    pooled = discover(ds, algo="fhe-pc", options={**common, "mode": "plaintext"})
     alone = []
     for o in federate(ds, owners=owners, split="skewed", seed=seed):
         part = replace(ds, data=o.codes, name=f"{ds.name}: hospital {o.index + 1}", notes=())
         # the same batched PC on this hospital's rows only (its counts, split in two, summed in the clear)
         alone.append(Panel(f"Hospital {o.index + 1} alone ({o.n:,} patients)",
-                           discover(part, algo="fhe-pc", seed=seed, options={"owners": 2, "mode": "plaintext"})))
+                           discover(part, algo="fhe-pc", options={"owners": 2, "mode": "plaintext"})))
     fhe = together.fhe.summary
     worst = min(alone, key=lambda p: _f1(p.discovery))
     best = max(alone, key=lambda p: _f1(p.discovery))
@@ -377,8 +376,8 @@ def _discover_calls(key: str, s: dict[str, Any]) -> list[dict[str, Any]]:
                 {"algo": "curate", "epsilon": eps, "seed": seed}] + [
             {"algo": "pc", "ldp": {"mechanism": "krr-cwise", "epsilon": eps}, "seed": seed}]
     if key == "hospitals":
-        common = {"owners": int(s["owners"]), "split": "skewed"}
-        return [{"algo": "fhe-pc", "seed": seed, "options": {**common, "mode": m}}
+        common = {"owners": int(s["owners"]), "split": "skewed", "split_seed": int(seed)}
+        return [{"algo": "fhe-pc", "options": {**common, "mode": m}}
                 for m in ("aggregate", "plaintext", "plaintext")]
     return []
 

@@ -63,6 +63,8 @@ PARAMS: dict[str, Param] = {p.key: p for p in (
     _P("owners", "int", 3, "data owners", flag="--owners", low=2, high=10, cite="Yang et al. 2026 §III"),
     _P("split", "choice", "iid", "rows dealt to owners at random (iid) or Dirichlet-skewed on the first variable",
        flag="--owner-split", choices=("iid", "skewed")),
+    _P("split_seed", "int", 0, "seed of the owners' row split (a public setting of the federation, apart from the "
+       "DP variant's noise)", flag="--split-seed", low=0),
     _P("mode", "choice", "warm", "plaintext reference, numpy emulation, secure aggregation, the paper's encrypted "
        "statistic (10 NR iterations, Taylor-3) or the warm-started one", flag="--fhe-mode",
        choices=("plaintext", "emulate", "aggregate", "paper", "warm"), cite="Yang et al. 2026 §IV"),
@@ -81,7 +83,8 @@ PARAMS: dict[str, Param] = {p.key: p for p in (
 
 _KENDALL = ("statistic", "c1", "composition", "scale", "sampler")
 _GRADIENT = ("iterations", "clip", "lr", "outer")
-_FHE = ("owners", "split", "mode", "nr_iterations", "r0", "taylor_terms", "log_series", "warm_c", "dp", "key_holder")
+_FHE = ("owners", "split", "split_seed", "mode", "nr_iterations", "r0", "taylor_terms", "log_series", "warm_c", "dp",
+        "key_holder")
 
 _S = AlgorithmSpec
 #: Every algorithm, by name, in the order pages and help list them.

@@ -67,7 +67,7 @@ def run(args) -> int:
         print(local_summary(pv))
         if pv.get("noise"):
             print(f"  noise: {pv['noise']['note']}")
-    elif out["privacy"] and out["privacy"].get("epsilon") is None:
+    elif out["privacy"] and "statement" not in out["privacy"]:
         pass  # encrypted without DP: nothing to account
     elif out["privacy"]:
         from ..privacy.ledger import weakness

@@ -53,9 +53,9 @@ class FederatedPolicy(Policy):
         return self._best.get((i, j), (0.0, first))[1]
 
 
-def federate(dataset, *, owners: int, split: str, seed) -> list[Owner]:
-    """Split the rows among the owners (reproducibly from ``seed``)."""
-    rng = np.random.default_rng(np.random.SeedSequence([0 if seed is None else int(seed), 3]))
+def federate(dataset, *, owners: int, split: str, seed: int) -> list[Owner]:
+    """Split the rows among the owners (reproducibly from ``seed``: the federation's public setting, not noise)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 3]))
     codes = np.asarray(dataset.data, dtype=np.int64)
     parts = split_rows(dataset.n, owners, split, codes, rng)
     return [Owner(i, codes[p], tuple(dataset.arities)) for i, p in enumerate(parts)]
@@ -63,14 +63,15 @@ def federate(dataset, *, owners: int, split: str, seed) -> list[Owner]:
 
 def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings | None = None, alpha: float = 0.05,
            max_order: int | None = None, dp: str | None = None, epsilon: float | None = None, delta: float = 1e-6,
-           seed: int | None = 0, key_holder: int = 0, progress: Callable[[str], None] | None = None,
-           pc_progress=None, reference: bool = True):
+           seed: int | None = 0, split_seed: int = 0, key_holder: int = 0,
+           progress: Callable[[str], None] | None = None, pc_progress=None, reference: bool = True):
     """Run the federated protocol and PC; returns (pc Result, report, ledger or None).
 
-    ``seed`` seeds the owners' split (None: the split of seed 0) and the DP variant's noise (None: fresh
-    operating-system entropy; a fixed seed makes the run a reproducible demo, not private against anyone who
-    knows it). ``reference``: also run the plaintext protocol on the same split, so the report can give the
-    SHD between the encrypted run's graph and the plaintext one.
+    ``split_seed`` seeds the owners' split of the rows (who holds which row: the federation's setting, as the
+    data's own seed is). ``seed`` seeds the DP variant's noise only (None: fresh operating-system entropy; a
+    fixed seed makes the run a reproducible demo, not private against anyone who knows it). ``reference``: also
+    run the plaintext protocol on the same split, so the report can give the SHD between the encrypted run's graph
+    and the plaintext one.
     """
     from cgdcore.privacy.ledger import Ledger, validate_epsilon
     from cgdcore.metrics import shd_between
@@ -103,7 +104,7 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
     t0 = time.perf_counter()
     memory = RunMemory().start()  # before the owners' shares and the keys are made: they are this run's memory
     try:  # a run that ends early (an error, or cancelled) stops the memory sampler too
-        parties = federate(dataset, owners=owners, split=split, seed=seed)
+        parties = federate(dataset, owners=owners, split=split, seed=split_seed)
         # the DP noise: fresh operating-system entropy unless a seed is given (then a reproducible demo)
         rng = np.random.default_rng(np.random.SeedSequence() if seed is None else np.random.SeedSequence([int(seed), 4]))
         fed = Federation(parties, dataset.n, tuple(dataset.arities), settings, key_holder=key_holder, dp=dp,
@@ -112,6 +113,7 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
             fed.prepare_dp_once()
         policy = FederatedPolicy(fed, alpha)
         params = {"ci_test": settings.statistic, "alpha": alpha, "owners": owners, "split": split,
+                  "split_seed": split_seed,
                   "mode": settings.mode, "iterations": settings.iterations, "r0": settings.r0,
                   "warm_start": settings.warm_start, "warm_c": settings.warm_c, "taylor_terms": settings.taylor_terms,
                   "dp": dp, "key_holder": key_holder + 1, "sepset": "max-p (batched level)"}

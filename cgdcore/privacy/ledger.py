@@ -560,8 +560,9 @@ class Ledger:
                 f"any run on data of this shape could make ({k:,}).")
 
     def summary(self) -> dict[str, Any]:
-        """The ``privacy`` object of the JSON contract (DESIGN.md)."""
-        g = self.guarantee()
+        """The ``privacy`` object of the JSON contract (DESIGN.md). A run without a guarantee (EM-PC) states no
+        (ε, δ): ``epsilon`` and ``delta`` are null, and its budget, δ and totals stay, each marked not valid."""
+        g = self.guarantee() if self.guarantee_valid else None
         used_eps, used_delta = self.used()
         return {
             "epsilon": None if g is None else g[0],
@@ -574,7 +575,7 @@ class Ledger:
             "accounting": self.totals(),
             "releases": len(self.releases),
             "per_order": self.per_order(),
-            "guarantee": self.guarantee_valid and g is not None,
+            "guarantee": g is not None,
             "guarantee_note": self.guarantee_note or None,
             **({"zcdp": {"rho_budget": self.rho_budget if self.budget is not None else None,
                          "rho_used": float(sum(r.rho or 0.0 for r in self.releases))}}

@@ -2,7 +2,8 @@
 family: recorded from main before Discovery's family details became typed fields (data/discover_json_main.json).
 Only what measures time or memory is left out of the comparison (``seconds``; the encrypted run's timings, bytes
 on the wire and memory), and checked for presence and type instead. Since recorded, the local runs' privacy objects
-have gained ``noise`` (how the privatisation was seeded, as central runs have it), added to the record by hand."""
+have gained ``noise`` (how the privatisation was seeded, as central runs have it), and the encrypted runs' params
+``split_seed`` (the owners' split's own seed, 0 as before), both added to the record by hand."""
 import json
 import re
 from pathlib import Path

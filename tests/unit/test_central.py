@@ -85,6 +85,9 @@ def test_paper_sensitivity_voids_the_guarantee():
 def test_em_pc_says_it_has_no_guarantee():
     r = discover(load_dataset("asia", n=5000, seed=0), algo="em-pc", round_epsilon=1.0, seed=0)
     assert r.privacy["guarantee"] is False and "argmax" in r.privacy["guarantee_note"]
+    # no (ε, δ) is stated beside "no guarantee"; what the ledger recorded stays, marked not valid
+    assert r.privacy.epsilon is None and r.privacy.delta is None and r.privacy.json["run_delta"] > 0
+    assert r.privacy.used_epsilon > 0 and not any(t["valid"] for t in r.privacy.accounting.values())
 
 
 def test_too_few_rows_message_gives_one_consistent_minimum():
@@ -121,7 +124,10 @@ def test_ledger_never_exceeds_the_budget(algo, net, budget, round_eps, seed):
     led = r.ledger
     assert led.used()[0] <= budget * (1 + 1e-9)
     assert r.privacy["used"]["epsilon"] <= budget * (1 + 1e-9)
-    assert r.privacy["epsilon"] <= budget * (1 + 1e-9)
+    if algo == "em-pc":  # no guarantee: no ε stated
+        assert r.privacy["epsilon"] is None
+    else:
+        assert r.privacy["epsilon"] <= budget * (1 + 1e-9)
     assert r.privacy["releases"] == len(led.releases)
     if algo != "em-pc":  # the trace's per-query charges add up to the ledger (EM-PC charges per node, not query)
         charged = sum(t.epsilon for t in r.result.trace)

@@ -201,6 +201,20 @@ def test_per_count_dp_noises_each_distinct_count_once(asia10k):
     assert calls == [kz * kx * ky, kz * kx, kz * ky, kz]  # each distinct count drawn once
 
 
+def test_the_owners_split_follows_its_own_seed_and_never_the_noise_seed(asia10k):
+    """Who holds which row is the federation's setting (split_seed, as --split-seed and the Encrypted page's data
+    seed give it); the DP noise's seed, fixed or fresh, does not move a row between owners."""
+    def rows(**kw):
+        _, rep, _ = fhe_pc(asia10k, owners=3, split="skewed", dp="per-count", epsilon=0.5, max_order=0,
+                           reference=False, **kw)
+        return rep["owner_rows"]
+
+    assert rows(seed=1) == rows(seed=2) == rows(seed=None) == rows(seed=None, split_seed=0)
+    assert rows(seed=1, split_seed=5) == rows(seed=None, split_seed=5) != rows(seed=1)
+    skewed = [o.n for o in federate(asia10k, owners=3, split="skewed", seed=5)]
+    assert rows(seed=3, split_seed=5) == skewed
+
+
 def test_parallel_budget_cap():
     led = Ledger(budget=1.0, delta=1e-6)
     for i in range(3):
