@@ -258,21 +258,26 @@ class Discovery:
         return out
 
     def diagnostics(self) -> dict[str, Any] | None:
-        """Teaching numbers beside a private result that are computed from the exact data — how many CI
-        decisions the noise flipped, the encrypted run's agreement with plaintext — labelled as not covered by
-        ε (None for a run without differential privacy)."""
-        from .privacy import DIAGNOSTICS_NOTE
+        """Numbers beside a private result that come from the exact data, labelled as not covered by ε (None for a
+        run without differential privacy): how many CI decisions the noise flipped, the encrypted run's agreement
+        with plaintext, and what of the run's own output is such a number — the trace's exact and noisy values
+        where the mechanism releases only an answer, and the time a run took (a timing side channel)."""
+        from .privacy import DIAGNOSTICS_NOTE, TIMING_NOTE
 
         if self.fhe is not None and "diagnostics" in self.fhe.summary:
             return dict(self.fhe.summary["diagnostics"])
         if self.privacy is None or not self.privacy.accounted or self.privacy.model == "local":
             return None
+        if self.score is not None:  # gradient releases: no CI decisions, no trace
+            return {"note": DIAGNOSTICS_NOTE, "what": TIMING_NOTE}
         alpha = float(self.params.get("alpha", 0.05))
         noisy = [t for t in self.result.trace if t.phase == "skeleton" and math.isfinite(t.noisy)]
         flipped = sum(bool((t.p_value >= alpha) != t.independent) for t in noisy)
         return {"note": DIAGNOSTICS_NOTE, "noisy_decisions": len(noisy), "decisions_flipped": flipped,
-                "what": "CI decisions whose noisy outcome differs from the exact test p ≥ α; the trace's "
-                        "'released' and 'noise' fields are diagnostics too"}
+                "what": "CI decisions whose noisy outcome differs from the exact test p ≥ α; the trace's 'released' "
+                        "and 'noise' fields are diagnostics too, and so are its 'noisy' and 'threshold' in the sparse "
+                        "vector's stages (svt, sieve), which release only each test's answer ('independent'); "
+                        + TIMING_NOTE}
 
 
 def learned_nothing(result) -> str | None:

@@ -118,7 +118,11 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
                   "warm_start": settings.warm_start, "warm_c": settings.warm_c, "taylor_terms": settings.taylor_terms,
                   "dp": dp, "key_holder": key_holder + 1, "sepset": "max-p (batched level)"}
         result = pc(policy, dataset.variables, max_order=max_order, params=params, progress=pc_progress)
-        result = replace(result, n_ci_tests=policy.evaluated)
+        # the tests each level evaluated in its batch (the PC loop then reads only those it still needs): the count
+        # and its split per order are the federation's, so that they add up
+        batched = {lv["order"]: lv["tests"] for lv in fed.report["levels"]}
+        result = replace(result, n_ci_tests=policy.evaluated,
+                         tests_per_order=tuple(batched.get(o, 0) for o in range(len(result.tests_per_order))))
     finally:
         added = memory.stop()
     report = fed.report
@@ -302,10 +306,18 @@ def no_dp_note(mode: str) -> str:
             + "Choose a DP variant for a differential-privacy guarantee.")
 
 
+#: the owners' row counts of a skewed split, beside a DP variant's guarantee: the simulation deals each state of the
+#: first variable's rows by its own Dirichlet draw, so one record's value can change every owner's count
+SKEWED_ROWS_NOTE = ("'owner_rows' of the skewed split come from the first variable's values (the simulation deals "
+                    "each state's rows to the owners)")
+
+
 def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
     """The JSON-safe part of a run's report (the ``fhe`` key of ``discover --json``). With a DP variant the
     comparisons with plaintext (agreement, flips, SHD) are computed from the exact counts: they go under
-    ``diagnostics``, labelled, and not beside the private result."""
+    ``diagnostics``, labelled, and not beside the private result; its ``what`` names the other numbers of the
+    report that come from the exact data — the timings and memory, and, for the skewed split, the owners' row
+    counts, which this simulation draws from the first variable's values (the iid split's are a function of n)."""
     dp = params.get("dp") is not None
     levels = [{"order": lv["order"], "tests": lv["tests"], "slots": lv["slots"],
                **({} if dp else {"agreement": lv.get("agreement"), "flips": lv.get("flips")}),
@@ -316,9 +328,12 @@ def fhe_summary(report: dict, params: dict) -> dict[str, Any]:
                "levels": [{"order": lv["order"], "tests": lv["tests"], "agreement": lv.get("agreement"),
                            "flips": lv.get("flips")} for lv in report["levels"]]}
     if dp:
-        from cgdcore.privacy import DIAGNOSTICS_NOTE
+        from cgdcore.privacy import DIAGNOSTICS_NOTE, TIMING_NOTE
 
-        extra = {"diagnostics": {"note": DIAGNOSTICS_NOTE, **compare}}
+        what = ("the comparisons with plaintext PC on the exact counts (agreement, flips, SHD); "
+                + (SKEWED_ROWS_NOTE + "; " if params.get("split") == "skewed" else "")
+                + TIMING_NOTE + ", as are 'fhe.seconds' and 'memory_added_mb'")
+        extra = {"diagnostics": {"note": DIAGNOSTICS_NOTE, **compare, "what": what}}
     else:
         extra = {"agreement": compare["agreement"], "shd_vs_plaintext": compare["shd_vs_plaintext"]}
     return {"mode": params.get("mode"), "owners": report.get("owners"), "owner_rows": report.get("owner_rows"),

@@ -199,6 +199,10 @@ def test_private_discover_json_has_the_privacy_object(algo, flags):
     else:
         assert pv["guarantee"] is True and pv["used"]["epsilon"] <= pv["epsilon"] + 1e-9
     assert pv["accounting"]["basic"]["epsilon"] >= pv["used"]["epsilon"] - 1e-9
+    # what of the output comes from the exact data is named: the run's time, and the sparse vector's noisy values
+    what = out["diagnostics"]["what"]
+    assert "'seconds'" in what and "timing side channel" in what
+    assert "'noisy' and 'threshold'" in what and "(svt, sieve)" in what
     assert out["params"]["noise_seed"] is None and pv["noise"]["reproducible"] is False
     if "--epsilon" in flags:
         assert pv["epsilon"] == float(flags[flags.index("--epsilon") + 1])

@@ -3,7 +3,10 @@ family: recorded from main before Discovery's family details became typed fields
 Only what measures time or memory is left out of the comparison (``seconds``; the encrypted run's timings, bytes
 on the wire and memory), and checked for presence and type instead. Since recorded, the local runs' privacy objects
 have gained ``noise`` (how the privatisation was seeded, as central runs have it), and the encrypted runs' params
-``split_seed`` (the owners' split's own seed, 0 as before), both added to the record by hand."""
+``split_seed`` (the owners' split's own seed, 0 as before), both added to the record by hand; the private runs'
+``diagnostics`` were re-recorded when they came to name the trace's answer-only fields and the time a run took (a
+score-based run's lost its CI-decision counts, which it never had), and the encrypted DP run's ``tests_per_order``
+when it came to count the tests each level evaluated, as ``n_ci_tests`` does (10 + 13 = 23)."""
 import json
 import re
 from pathlib import Path

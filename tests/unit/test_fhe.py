@@ -215,6 +215,21 @@ def test_the_owners_split_follows_its_own_seed_and_never_the_noise_seed(asia10k)
     assert rows(seed=3, split_seed=5) == skewed
 
 
+@pytest.mark.parametrize("split", ["iid", "skewed"])
+def test_a_dp_runs_report_names_what_comes_from_the_exact_data(asia10k, split):
+    """Beside a DP variant's guarantee, the report's numbers from the exact data are named in its diagnostics: the
+    comparisons with plaintext, the timings and memory, and the skewed split's row counts (drawn from the first
+    variable's values; the iid split's are a function of n). The test count adds up over the orders."""
+    from cgdcore.discover import discover
+
+    r = discover(asia10k, algo="fhe-pc", max_order=1, epsilon=1.0,
+                 options={"dp": "per-count", "owners": 3, "split": split})
+    what = r.to_json()["fhe"]["diagnostics"]["what"]
+    assert "'seconds'" in what and "'fhe.seconds'" in what and "'memory_added_mb'" in what
+    assert ("'owner_rows'" in what) is (split == "skewed")
+    assert r.result.n_ci_tests == sum(r.result.tests_per_order) == sum(lv["tests"] for lv in r.fhe.report["levels"])
+
+
 def test_parallel_budget_cap():
     led = Ledger(budget=1.0, delta=1e-6)
     for i in range(3):
