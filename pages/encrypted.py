@@ -218,6 +218,9 @@ b = f["bytes"]
 mb = lambda v: f"{v / 1e6:.1f} MB"  # noqa: E731
 with cols[0].container(border=True):
     st.markdown(f"**{owners} data owners**  \nrows: {', '.join(f'{r:,}' for r in f['owner_rows'])}")
+    if dp != "none" and split == "skewed":  # drawn from the data in this simulation: said, as the JSON says it
+        st.caption(":material/info: The skewed split deals the rows of each state of the first variable to the owners, "
+                   "so these counts come from the data: not covered by ε.")
     st.caption(f["sees"]["owners"])
     if f["ckks"]:
         st.caption(f"uploaded up to {mb(max(b['upload_per_owner']))} each")

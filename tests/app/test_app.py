@@ -780,9 +780,11 @@ def test_encrypted_page_dp_noise_is_fresh_by_default_and_a_fixed_seed_is_called_
     assert any(t.label == "Fix the noise seed (reproducible demo)" and not t.value for t in at.toggle)
     assert "--noise-seed" not in cmd and "--seed 0" in cmd
     assert "ε per count vector" in text and "reproducible demo" not in text
-    _, cmd, text = page({"fnseed": "3", "fseed": "4"})
+    assert "these counts come from the data" not in text  # the iid split's counts are a function of n
+    _, cmd, text = page({"fnseed": "3", "fseed": "4", "fsplit": "skewed"})
     # the data seed samples the rows and deals them to the owners; the noise seed seeds the noise only
     assert "--noise-seed 3" in cmd and "--seed 4" in cmd and "--split-seed 4" in cmd
+    assert "these counts come from the data: not covered by ε" in text  # the skewed split's are drawn from the data
     assert "ε per count vector" in text and "not private against anyone who knows the seed" in text
     from cgdcore.cli import main as cli_main
     import shlex
