@@ -26,7 +26,7 @@ from cgdcore.pc import Decision, Policy
 from cgdcore.central.scale import MAX_NOISE_SD, Z_BOUND, DecisionScale, critical_value, min_abs_z, z_alpha
 from cgdcore.privacy.ledger import Ledger, validate_epsilon
 from cgdcore.privacy.mechanisms import (DEFAULT_SAMPLER, AboveThreshold, ExponentialMechanism, GaussianMechanism,
-                                        LaplaceMechanism, SieveAndExamine, check_sampler)
+                                        LaplaceMechanism, NoiseTooLarge, SieveAndExamine, check_sampler)
 
 __all__ = [
     "PrivatePolicy",
@@ -140,7 +140,14 @@ class _PlannedPolicy(PrivatePolicy):
         super().begin_order(order, adjacency)
         t = max(tests_at_order(adjacency, order), 1)
         share = order_share(order, adjacency, self.max_order)
-        self.mechanism = self._plan(share, t, order, adjacency)
+        try:
+            self.mechanism = self._plan(share, t, order, adjacency)
+        except NoiseTooLarge:  # a share so small that its noise is beyond the sampler: too large to decide anything
+            self.mechanism = None
+            self._stop(f"order {order}'s share of the budget buys noise beyond the exact sampler's range for its "
+                       f"{t:,} tests: such tests would call almost every pair independent, so the run stopped and kept "
+                       "the untested edges")
+            return
         if self.mechanism is None:
             self._budget_stop(0.0)
             return

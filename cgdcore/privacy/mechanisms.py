@@ -138,6 +138,11 @@ class LaplaceMechanism:
         return self.noise.add(value)
 
 
+class NoiseTooLarge(UserError):
+    """A budget so small that its noise exceeds the exact sampler's range (a planned order stops on it, as on noise
+    too large to decide anything; elsewhere it is the user's error: give a larger budget)."""
+
+
 class GaussianMechanism:
     """value + N_Z(0, σ²) on a lattice (a scalar, or a vector of ``dim`` coordinates), ρ-zCDP.
 
@@ -167,8 +172,8 @@ class GaussianMechanism:
                 break
             steps //= 2
         if sigma2 > MAX_SIGMA2:
-            raise UserError(f"ρ = {rho:.3g} is too small for the discrete Gaussian sampler (σ/Δ = "
-                            f"{sigma_over_delta:.3g}); give a larger budget.")
+            raise NoiseTooLarge(f"ρ = {rho:.3g} is too small for the discrete Gaussian sampler (σ/Δ = "
+                                f"{sigma_over_delta:.3g}); give a larger budget.")
         self.lattice, self.k, self.sigma2 = lat, int(k), int(sigma2)
         self.cost = k * k / (2.0 * sigma2)
         self.sensitivity = k * lat.resolution

@@ -90,6 +90,16 @@ def test_em_pc_says_it_has_no_guarantee():
     assert r.privacy.used_epsilon > 0 and not any(t["valid"] for t in r.privacy.accounting.values())
 
 
+@pytest.mark.parametrize("ci_test", ["kendall", "g2"])
+def test_a_budget_too_small_for_the_sampler_stops_gauss_pc_as_too_much_noise_does(ci_test):
+    """At ε = 0.001 on Sachs the order's ρ is below what the exact Gaussian sampler can draw: the run stops before
+    its first test and says why, as a slightly larger budget whose noise is merely too large does (it raised an
+    error in the sampler's terms, ρ and σ/Δ, instead)."""
+    r = discover(load_dataset("sachs", n=5000, seed=0), algo="gauss-pc", ci_test=ci_test, epsilon=0.001, seed=0)
+    assert r.result.stopped_early and r.result.n_ci_tests == 0
+    assert "beyond the exact sampler's range" in r.result.stop_reason and r.privacy["guarantee"] is True
+
+
 def test_too_few_rows_message_gives_one_consistent_minimum():
     msgs = []
     for n in (10, 100, 300):
