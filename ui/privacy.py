@@ -51,6 +51,8 @@ def filter_state(pv: Privacy) -> None:
     else:
         used, cap = pv.used_epsilon or 0.0, pv.budget
         text = f"{pv.rule}-composition filter: ε used {readable(used)} of the budget {readable(cap)}"
+    if not pv.guarantee:  # the filter still capped the ledger, whose numbers bound nothing here
+        text += " — no guarantee: what it counts bounds nothing"
     st.progress(min(1.0, used / cap) if cap else 0.0, text=text)
 
 

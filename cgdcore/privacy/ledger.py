@@ -51,7 +51,8 @@ from cgdcore import UserError
 from cgdcore.privacy.pld_pure import MIN_COMPOSED, pure_epsilon_pld
 
 __all__ = [
-    "RULES", "STATUS", "REASON", "verdict", "SPELLED_OUT", "total_label", "compare_to_guarantee", "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
+    "RULES", "STATUS", "REASON", "UNPROVEN", "verdict", "SPELLED_OUT", "total_label", "compare_to_guarantee",
+    "Release", "readable", "Ledger", "BudgetExceeded", "MAX_EPSILON",
     "validate_epsilon", "validate_delta", "basic_composition", "advanced_composition",
     "advanced_composition_homogeneous", "advanced_filter", "curate_paper_composition", "privpc_code_composition",
     "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for", "zcdp_epsilon", "zcdp_rho_for", "pld_epsilon",
@@ -70,6 +71,10 @@ STATUS = {
                 "data (an odometer reading, not covered by the composition theorems)",
     "as in paper": "not a guarantee: the paper's (or its reference code's) own formula, shown for comparison",
 }
+
+#: The name of the guarantee's total in a run that has none (EM-PC, the plain sampler, the paper's statistic): what
+#: the budget would guarantee if every part of the run had a proof.
+UNPROVEN = "guarantee if proven"
 
 #: Why a total that is not the guarantee is not one, in a few words (for labels; STATUS has the full sentence).
 REASON = {
@@ -541,6 +546,8 @@ class Ledger:
                 if entry["status"] == "guarantee":
                     entry["status"] = "no guarantee"
                 entry["note"] = (entry["note"] + "; " if entry["note"] else "") + f"no guarantee: {self.guarantee_note}"
+            # named for what it is: a row called "guarantee" read as one beside "not a guarantee"
+            out = {(UNPROVEN if k == "guarantee" else k): v for k, v in out.items()}
         return out
 
     def statement(self) -> str:

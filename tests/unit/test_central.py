@@ -88,6 +88,9 @@ def test_em_pc_says_it_has_no_guarantee():
     # no (ε, δ) is stated beside "no guarantee"; what the ledger recorded stays, marked not valid
     assert r.privacy.epsilon is None and r.privacy.delta is None and r.privacy.json["run_delta"] > 0
     assert r.privacy.used_epsilon > 0 and not any(t["valid"] for t in r.privacy.accounting.values())
+    # the budget's total is not called "guarantee" beside "not a guarantee"
+    acc = r.privacy.accounting
+    assert "guarantee" not in acc and acc["guarantee if proven"]["status"] == "no guarantee"
 
 
 @pytest.mark.parametrize("ci_test", ["kendall", "g2"])
