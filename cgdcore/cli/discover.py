@@ -79,7 +79,8 @@ def run(args) -> int:
             print(f"  {weak}")
         used = pv.get("used")
         if used and pv.get("guarantee"):
-            print(f"  the filter used ε={used['epsilon']:.4g} of it ({pv['releases']} releases, {pv['rule']} rule)")
+            print(f"  the filter used ε={used['epsilon']:.4g} of it ({pv['releases']:,} release"
+                  f"{'s' if pv['releases'] != 1 else ''}, {pv['rule']} rule)")
         elif used:  # no guarantee: what the ledger recorded is no bound on anything
             print(f"  the ledger recorded ε={used['epsilon']:.4g} over {pv['releases']} releases ({pv['rule']} rule): "
                   "not a guarantee")

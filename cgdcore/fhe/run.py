@@ -89,12 +89,15 @@ def fhe_pc(dataset, *, owners: int = 3, split: str = "iid", settings: Settings |
         if epsilon is None:
             raise UserError("the DP variant needs --epsilon (the Laplace noise's ε).")
         epsilon = validate_epsilon(epsilon, "ε of the DP variant")
-        # "once" spends ε in total (a hard cap); the paper's per-count ε is uncapped: its guarantee is stated at
-        # the largest number of noisy counts any run could send (four per test per owner)
+        # "once" spends ε in total (a hard cap) in one release of pure ε-DP: basic composition, δ = 0; the paper's
+        # per-count ε is uncapped: its guarantee is stated at the largest number of noisy counts any run could
+        # send (four per test per owner), by advanced composition at the run's δ
         from cgdcore.pc import max_ci_queries
 
-        worst = None if dp == "once" else ((epsilon, 4 * max_ci_queries(dataset.d, max_order)),)
-        ledger = Ledger(budget=epsilon if dp == "once" else None, delta=delta, worst_case=worst)
+        if dp == "once":
+            ledger = Ledger(budget=epsilon, delta=delta, rule="basic")
+        else:
+            ledger = Ledger(delta=delta, worst_case=((epsilon, 4 * max_ci_queries(dataset.d, max_order)),))
         if dp == "per-count" and settings.mode != "plaintext":
             settings = replace(settings, mode="plaintext")
         if dp == "once" and settings.mode != "aggregate":

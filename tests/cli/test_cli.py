@@ -294,7 +294,8 @@ def test_fhe_pc_json_and_text():
     r = run("discover", "--dataset", "asia", "--n", "5000", "--algo", "fhe-pc", "--fhe-dp", "once", "--epsilon", "1",
             "--owners", "4")
     assert r.returncode == 0, r.stderr
-    assert "(ε = 1, δ = 1e-06)-differentially private" in r.stdout and "federation: 4 owners" in r.stdout
+    assert "(ε = 1)-differentially private" in r.stdout and "federation: 4 owners" in r.stdout
+    assert "(1 release, basic rule)" in r.stdout
     assert "computed from the exact data, not covered by ε" in r.stdout
 
 

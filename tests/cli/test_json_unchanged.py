@@ -6,7 +6,8 @@ have gained ``noise`` (how the privatisation was seeded, as central runs have it
 ``split_seed`` (the owners' split's own seed, 0 as before), both added to the record by hand; the private runs'
 ``diagnostics`` were re-recorded when they came to name the trace's answer-only fields and the time a run took (a
 score-based run's lost its CI-decision counts, which it never had), and the encrypted DP run's ``tests_per_order``
-when it came to count the tests each level evaluated, as ``n_ci_tests`` does (10 + 13 = 23)."""
+when it came to count the tests each level evaluated, as ``n_ci_tests`` does (10 + 13 = 23), and its privacy
+object when its one release of ε came to be stated as pure ε-DP (the basic rule, δ = 0)."""
 import json
 import re
 from pathlib import Path
