@@ -294,9 +294,12 @@ def _learned_nothing() -> str:
     private = summary[summary["epsilon_kind"] != "none"] if single_eps else vs.drawn_points(summary, x_range)
     nothing = sum(against_every_pair_f1(f1, every_pair[ds]) is not None
                   for ds, f1 in zip(private["dataset"], private["skeleton_f1_mean"]) if ds in every_pair)
-    line, where = ("Grey dash", "bars reach no higher") if single_eps else ("Grey dashed line", "points lie no higher")
-    return (f"{line}: the skeleton F1 of linking every pair, which uses no information. {nothing} of "
-            f"{len(private)} private {where} than 0.02 above it: they learned nothing. ")
+    one = nothing == 1
+    line, kind, verb = ("Grey dash", "bars", "reach" if not one else "reaches") if single_eps else \
+        ("Grey dashed line", "points", "lie" if not one else "lies")
+    verdict = "each learned something" if nothing == 0 else "it learned nothing" if one else "they learned nothing"
+    return (f"{line}: the skeleton F1 of linking every pair, which uses no information. Of {len(private)} private "
+            f"{kind}, {nothing} {verb} below it or at most 0.02 above it: {verdict}. ")
 
 
 def _utility():

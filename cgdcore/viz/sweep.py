@@ -160,7 +160,7 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
                                                       "line": {"width": 3, "color": st["color"]}},
                             hovertemplate=f"paper's reported value for {p['algorithm']} on {ds}: "
                                           "%{y:.4g}<extra></extra>", row=r, col=c)
-    fig.update_xaxes(type="log", dtick=1, title_text=axis_title or x_label)  # ticks at powers of 10
+    fig.update_xaxes(type="log", title_text=axis_title or x_label, **_log_ticks(drawn_points(summary, x_range)))
     if log_y:
         fig.update_yaxes(type="log", dtick=1)  # labels only at powers of ten: plotly draws the 2s and 5s small
     fig.update_yaxes(title_text=METRICS.get(metric, metric), col=1)
@@ -169,6 +169,22 @@ def curves_figure(summary, metric: str, x_label: str, *, x_range: tuple[float, f
     _layout(fig, height=340 * rows, title=title or f"{METRICS.get(metric, metric)} vs {x_label}")
     fig.update_xaxes(title_font_size=AXIS_TITLE_SIZE)
     return fig
+
+
+#: at most this many distinct x values are each labelled on a curve's log axis (a few requested ε: 0.5, 2, 10);
+#: more (a logspace of 21) are labelled at the powers of ten
+FEW_TICKS = 8
+
+
+def _log_ticks(points) -> dict:
+    """A log x-axis's ticks: the points' own x values when they are few and far enough apart to be read (ε = 0.5
+    and 2 between the powers of ten were not labelled), else the powers of ten."""
+    from cgdcore.privacy.ledger import readable
+
+    xs = sorted({float(x) for x in points["x"] if np.isfinite(x) and x > 0}) if "x" in points else []
+    if 2 <= len(xs) <= FEW_TICKS and all(b / a >= 1.5 for a, b in zip(xs, xs[1:])):
+        return {"tickvals": xs, "ticktext": [readable(x) for x in xs]}
+    return {"dtick": 1}
 
 
 def bars_figure(summary, metric: str, *, paper: list[dict] | None = None, log_y: bool = False,

@@ -823,7 +823,8 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
                for sh in spec["layout"]["shapes"])
     ys = [y for t in spec["data"] if t.get("mode") == "lines+markers" for y in _values(t["y"])]
     nothing = sum(round(y, 2) <= round(trivial, 2) + 0.02 for y in ys)
-    assert any(f"{nothing} of {len(ys)} private points lie no higher than 0.02 above it" in c.value
+    verb = "lies" if nothing == 1 else "lie"
+    assert any(f"Of {len(ys)} private points, {nothing} {verb} below it or at most 0.02 above it" in c.value
                for c in at.caption), [c.value for c in at.caption]
     assert not at.code  # only the open tab is drawn: the commands are in the table's tab
     at.session_state["tradeoff_tab"] = "Table and downloads"
@@ -1344,16 +1345,16 @@ def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
     assert "em-pc" not in {t["name"] for t in drawn} and len(drawn) == 2
     points = sum(len(_values(t["y"])) for t in drawn)
     assert points == 4
-    said = [c.value for c in at.caption if "private points lie no higher" in c.value]
-    assert len(said) == 1 and f"of {points} private points" in said[0], said
+    said = [c.value for c in at.caption if "below it or at most 0.02 above it" in c.value]
+    assert len(said) == 1 and f"Of {points} private points" in said[0], said
     at2 = _tradeoff({**params, "toeps": "1"})  # one ε: bars, EM-PC's among them
     at2.button(key="togo").click().run()
     assert not at2.exception, [e.message for e in at2.exception]
     bars = json.loads(at2.get("plotly_chart")[0].proto.spec)["data"]
     assert any((t.get("name") or "").startswith("em-pc") for t in bars if t.get("type") == "bar")
     assert not any("not drawn here" in i.value for i in at2.info)
-    said = [c.value for c in at2.caption if "private bars reach no higher" in c.value]
-    assert len(said) == 1 and "of 3 private bars" in said[0], said
+    said = [c.value for c in at2.caption if "below it or at most 0.02 above it" in c.value]
+    assert len(said) == 1 and "Of 3 private bars" in said[0], said
 
 
 def test_tradeoff_lesson_shows_the_advanced_composition_the_ledger_computes():

@@ -510,3 +510,22 @@ def test_sweep_curves_and_bars():
     for algos in (["pc", "priv-pc", "curate", "pc+krr-cwise"], ["priv-pc", "pc+krr-comb", "pc+geo-cwise", "a", "b"]):
         combos = [(v["colour"] if "colour" in v else v["color"], v["dash"]) for v in vs.style(algos).values()]
         assert len(set(combos)) == len(combos), algos
+
+
+def test_a_curves_log_axis_labels_a_few_requested_epsilons_and_else_the_powers_of_ten():
+    """With ε = 0.5, 2 and 10 requested, the log axis labelled only 1 and 10: a few x values far enough apart are
+    each labelled; many (a logspace) or crowded ones (0.5 and 0.6) keep the powers of ten."""
+    from cgdcore.experiments import summarise
+    from cgdcore.experiments.results import to_frame
+    from cgdcore.viz import sweep as vs
+
+    def summary(xs):
+        return summarise(to_frame({"dataset": "asia", "n": 5000, "algorithm": "priv-pc", "epsilon": float(x),
+                                   "epsilon_kind": "total", "rep": 0, "seed": 1, "skeleton_f1": 0.5, "arc_f1": 0.5,
+                                   "shd": 3, "n_ci_tests": 10, "seconds": 0.1} for x in xs), x="epsilon")
+
+    axis = vs.curves_figure(summary([0.5, 2.0, 10.0]), "skeleton_f1", "requested ε").layout.xaxis
+    assert list(axis.tickvals) == [0.5, 2.0, 10.0] and list(axis.ticktext) == ["0.5", "2", "10"]
+    for xs in (list(np.logspace(-2, 1.5, 21)), [0.5, 0.6, 10.0]):
+        axis = vs.curves_figure(summary(xs), "skeleton_f1", "requested ε").layout.xaxis
+        assert axis.tickvals is None and axis.dtick == 1
