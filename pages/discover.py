@@ -17,7 +17,8 @@ from ui.common import (check_work, checked_url_settings, route_through_app, dige
 from ui.compare import compare_panel, pin_controls
 from ui.downloads import ledger_csv, trace_csv, when_clicked
 from ui.links import PRIVATE_TESTS
-from ui.privacy import accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, status_legend
+from ui.privacy import (accounting_table, guarantee_message, guarantee_metrics, noise_seed_input, per_order_sum,
+                        status_legend)
 from ui.widgets import lazy_tabs, option_input
 
 route_through_app()
@@ -405,6 +406,7 @@ def _ledger():
     accounting_table(pv.accounting, "ledger")
     if pv.per_order:
         st.plotly_chart(vp.releases_per_order_figure(pv.per_order), key="ledger_orders", width="stretch")
+        st.caption(per_order_sum(pv))
     else:
         st.caption(":material/info: The run made no release, so no order was charged.")
     if pv.gauss_plan:

@@ -122,6 +122,19 @@ def paper_vs_guarantee(pv: Privacy) -> str:
     return "; ".join(out) + tail + "."
 
 
+def per_order_sum(pv: Privacy) -> str:
+    """What the per-order bars add up to, against the run's guarantee, from the numbers: the bars are Σε of each
+    order's releases, and the filter's rule composes all of them into less than their sum."""
+    total = sum(r["epsilon"] for r in pv.per_order)
+    head = f"The bars add up to Σε = {readable(total)} over {pv.releases:,} releases (basic composition)"
+    if not pv.guarantee or pv.epsilon is None or total <= pv.epsilon * (1 + 1e-9):
+        return head + "."
+    how = ("in zCDP, where ρ adds up and ε = ρ + 2√(ρ ln(1/δ)) grows more slowly than the releases' ε"
+           if pv.rule == "zcdp" else f"by {pv.rule} composition, which grows like √k for k releases, not like k")
+    return (f"{head}, above the guarantee ε = {readable(pv.epsilon)}: not an overspend. The filter composes all the "
+            f"releases {how}, so the same releases fit within the budget (the totals above).")
+
+
 def status_legend() -> str:
     """The one vocabulary, for captions: each total is the guarantee or not a guarantee, with its reason."""
     return " ".join(f"**{verdict(k)}** — {v}." if k == "guarantee" else

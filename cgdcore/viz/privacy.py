@@ -203,8 +203,8 @@ def releases_per_order_figure(per_order: list[dict]):
                            customdata=[r["releases"] for r in per_order],
                            hovertemplate="order %{x}: %{customdata} releases, Σε = %{y:.4g}<extra></extra>"))
     fig.update_xaxes(type="category")
-    return _layout(fig, xaxis_title="PC order", yaxis_title="Σ ε of its releases (basic)",
-                   title="ε charged per PC order")
+    return _layout(fig, xaxis_title="PC order", yaxis_title="Σ ε of its releases (basic composition)",
+                   title="ε charged per PC order, summed")
 
 
 def curate_plan_figure(plans: list[dict], spent: dict[int, float]):

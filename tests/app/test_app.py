@@ -122,6 +122,11 @@ def test_private_algorithms_run_and_show_the_ledger(algo):
     assert any("Every release the run made is in the ledger" in c.value for c in at.caption)
     assert not any("Each dot is one CI test" in c.value for c in at.caption)
     assert not any("no noisy test values" in i.value for i in at.info)
+    # the per-order bars' sum, said from the numbers: above a guarantee it is not an overspend
+    total = sum(r["epsilon"] for r in res.privacy.per_order)
+    summed = next(c.value for c in at.caption if c.value.startswith("The bars add up to"))
+    above = res.privacy["guarantee"] and total > res.privacy["epsilon"] * (1 + 1e-9)
+    assert ("not an overspend" in summed) == above, summed
     if algo == "priv-pc":  # the sieve's row names amplification only where a sub-sample amplifies (n/m > 1)
         names = [str(v) for d in at.dataframe if "parameter" in d.value for v in d.value["parameter"]]
         sieve = next(v for v in names if v.startswith("sieve's ε′"))
