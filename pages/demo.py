@@ -148,8 +148,8 @@ if outcome.panels:
                     pv = p.discovery.privacy
                     b.markdown(f"at δ = {readable(pv.delta)}")
                     weak = weakness(p.epsilon, pv.delta, p.discovery.dataset.n)  # as ui.privacy.guarantee_message
-                    if weak:
-                        st.warning(weak, icon=":material/shield:")
+                    if weak:  # a badge, its reason on hover: a warning box of ten lines stretched the row's cards
+                        st.markdown(":orange-badge[:material/shield: protects little]", help=weak)
             else:
                 st.metric("skeleton F1", f"{m['skeleton_f1']:.2f}")
             if p.note:
