@@ -505,6 +505,10 @@ def test_score_page_runs_every_algorithm(algo, extra):
 
         assert at.sidebar.radio(key="ssched").value == PARAMS["schedule"].default == res.privacy["schedule"]
     assert (res.privacy is None) == (algo == "notears")
+    # a run that learned nothing says so as Discover does, in a warning (it was a side note on this page)
+    nothing = [n for n in res.notes if n.startswith("this run learned nothing")]
+    assert [w.value for w in at.warning if "learned nothing" in w.value] == [n[0].upper() + n[1:] + "." for n in nothing]
+    assert not any("learned nothing" in c.value for c in at.caption)
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
     # the graph and the open tab's weights; each other tab is drawn when opened
@@ -530,7 +534,8 @@ def test_score_page_calls_noleaks_dp_notears_and_old_links_still_work():
     assert reopened_link(at) == {"salgo": ["DP-NOTEARS (noleaks)"]}
     at.run()  # the session's next run (no browser here to open the link again) draws the link as it is
     assert not at.exception, [e.message for e in at.exception]
-    assert at.session_state["score_result"].algorithm == "noleaks" and not at.warning
+    assert at.session_state["score_result"].algorithm == "noleaks"
+    assert not [w for w in at.warning if "learned nothing" not in w.value]  # nothing refused
     assert at.sidebar.radio(key="salgo").options == ["notears", "DP-NOTEARS (noleaks)", "curate-score"]
 
 
