@@ -302,6 +302,25 @@ def _learned_nothing() -> str:
             f"{kind}, {nothing} {verb} below it or at most 0.02 above it: {verdict}. ")
 
 
+def _deltas() -> str:
+    """The δ each private algorithm ran at, from the table: compared at the same ε, curves at different δ are not
+    equally private (a larger δ lets the composition fit more per release into the same ε), and a δ above 1/n
+    protects little."""
+    from cgdcore.privacy.ledger import readable
+    from ui.privacy import sweep_deltas
+
+    deltas, weak = sweep_deltas(table)
+    if not deltas:
+        return ""
+    if len(set(deltas.values())) == 1:
+        said = f"Every private run is at δ = {readable(next(iter(deltas.values())))}"
+    else:
+        said = ("The private runs are at different δ (" + ", ".join(f"{a} {readable(d)}" for a, d in deltas.items())
+                + "): a larger δ lets the composition fit more per release into the same ε, so curves at the same ε "
+                  "are not equally private")
+    return said + (f". Formally true, but {'; and '.join(weak)}. " if weak else ". ")
+
+
 def _utility():
     """Utility against ε, each algorithm a line (the dotted ones non-private), beside linking every pair."""
     st.plotly_chart(_utility_figure(), width="stretch", key="tofig_u")
@@ -310,6 +329,7 @@ def _utility():
                + ("" if refs else "This sweep has no non-private reference: add pc[ci_test=kendall] to its "
                   "algorithms to see PC without privacy beside the private ones. ")
                + (_learned_nothing() if metric == "skeleton_f1" else "")
+               + _deltas()
                + ("Hover a point for its requested ε, "
                   + ("" if x_axis == "epsilon" else f"its {X_AXIS_NAMES[x_axis]}, ")
                   + "its mean ± sd and its number of runs." if not single_eps else

@@ -135,6 +135,21 @@ def per_order_sum(pv: Privacy) -> str:
             f"releases {how}, so the same releases fit within the budget (the totals above).")
 
 
+def sweep_deltas(table, name=str) -> tuple[dict[str, float], list[str]]:
+    """Each private algorithm's δ in a sweep's table (``name`` writes its label), and the δ that protect little by
+    :func:`cgdcore.privacy.ledger.weak_reasons` (above 1/n at the table's largest n), one reason each."""
+    from cgdcore.privacy.ledger import weak_reasons
+
+    runs = table[(table["epsilon_kind"] != "none") & table["error"].isna()]
+    runs = runs[runs["delta_total"].notna()]
+    if runs.empty:
+        return {}, []
+    n = int(runs["n"].max())
+    deltas = {a: float(d) for a, d in runs.groupby("algorithm", sort=False)["delta_total"].max().items()}
+    return ({name(a): d for a, d in deltas.items()},
+            [f"for {name(a)}, {r}" for a, d in deltas.items() for r in weak_reasons(None, d, n)])
+
+
 def status_legend() -> str:
     """The one vocabulary, for captions: each total is the guarantee or not a guarantee, with its reason."""
     return " ".join(f"**{verdict(k)}** — {v}." if k == "guarantee" else

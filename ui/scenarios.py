@@ -316,19 +316,19 @@ def curve_guarantees(table, seed: int) -> str:
     """What the curve's ε means: each private method's δ, the ε and δ that protect little by the criteria of
     :func:`cgdcore.privacy.ledger.weak_reasons`, and that the sweep's fixed noise seeds make its runs demonstrations."""
     from cgdcore.privacy.ledger import weak_reasons
+    from ui.privacy import sweep_deltas
 
     runs = table[(table["epsilon_kind"] != "none") & table["error"].isna()]
     n = int(runs["n"].max())
-    deltas = runs.groupby("algorithm", sort=False)["delta_total"].max()
+    deltas, weak_deltas = sweep_deltas(table, CURVE_NAMES.get)
     reasons = []
     weak_eps = sorted(e for e in runs["epsilon"].unique() if weak_reasons(float(e), None, n))
     if weak_eps:
         more = ", ".join(f"{e:g}" for e in weak_eps[1:])
         reasons.append(weak_reasons(float(weak_eps[0]), None, n)[0] + (f" (at {more} less still)" if more else ""))
-    for a, d in deltas.items():
-        reasons += [f"for {CURVE_NAMES[a]}, {r}" for r in weak_reasons(None, float(d), n)]
+    reasons += weak_deltas
     return ("Every private method is (ε, δ)-differentially private at the ε on the x-axis, at δ = "
-            + ", ".join(f"{_eps(float(d))} ({CURVE_NAMES[a]})" for a, d in deltas.items())
+            + ", ".join(f"{_eps(d)} ({a})" for a, d in deltas.items())
             + (f". Formally true, but {'; and '.join(reasons)}" if reasons else "")
             + f". That holds with fresh noise: these runs use fixed noise seeds (from seed {seed}), so they are "
               "reproducible demonstrations, not private releases")

@@ -823,6 +823,9 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
+    # the δ the curves are at, and that the Priv-PC family's 10⁻³ is above 1/n = 5·10⁻⁵ here
+    assert any("Every private run is at δ = 0.001. Formally true, but for priv-pc, δ = 0.001 is above 1/n" in c.value
+               and "and for svt-pc" in c.value for c in at.caption), [c.value for c in at.caption]
     # linking every pair, drawn and counted: a private point at most 0.02 above it learned nothing
     from cgdcore.data.registry import load_network
     from cgdcore.metrics import every_pair_f1
@@ -1357,6 +1360,8 @@ def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
     assert points == 4
     said = [c.value for c in at.caption if "below it or at most 0.02 above it" in c.value]
     assert len(said) == 1 and f"Of {points} private points" in said[0], said
+    # compared at the same ε, curves at different δ are not equally private (EM-PC, without a guarantee, has no δ)
+    assert "The private runs are at different δ (svt-pc 0.001, laplace-pc 1e-06)" in said[0], said
     at2 = _tradeoff({**params, "toeps": "1"})  # one ε: bars, EM-PC's among them
     at2.button(key="togo").click().run()
     assert not at2.exception, [e.message for e in at2.exception]
