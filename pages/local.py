@@ -128,7 +128,11 @@ c[1].metric("True ε-LDP per record", f"{rel.epsilon:.4g}" + ("" if rel.exact el
             + (" It holds only if the categories are a public schema, fixed before the data were seen (the note "
                "below)." if rel.schema_note else ""))
 c[2].metric("Records", f"{priv.n:,}")
-c[3].metric("Domain size", f"{float(np.prod(rel.arities, dtype=float)):.3g}", help="Π k_i over the columns")
+_domain = float(np.prod(rel.arities, dtype=float))
+_exp = int(np.floor(np.log10(_domain)))  # 1 × 10¹¹ rather than 1e+11
+c[3].metric("Domain size", f"{_domain:,.0f}" if _domain < 1e6 else
+            f"{_domain / 10 ** _exp:.2g} × 10{str(_exp).translate(str.maketrans('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))}",
+            help=f"Π k_i over the columns: the number of distinct records ({_domain:,.0f})")
 for note in rel.notes:
     st.caption(f":material/info: {note}")
 noise_message(rel.noise)  # the fixed-seed warning the other pages show

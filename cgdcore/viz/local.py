@@ -20,10 +20,13 @@ def channel_figure(C: np.ndarray, labels=None, title: str = "Channel P[report | 
 
     k = C.shape[0]
     labels = [str(s) for s in (labels if labels is not None else range(k))]
-    short = [s if len(s) <= 14 else s[:13] + "…" for s in labels]
+    # a bin's whole label ("b10 [3981, 1e+04)") fits an axis; a longer category name is cut, and hovers whole
+    short = [s if len(s) <= 20 else s[:19] + "…" for s in labels]
+    whole = np.array([[(t, r) for r in labels] for t in labels], dtype=object)
     fig = go.Figure(go.Heatmap(z=C, x=short, y=short, colorscale="Viridis", zmin=0, zmax=float(C.max()),
-                               colorbar={"title": "prob."},
-                               hovertemplate="true %{y}<br>report %{x}<br>P = %{z:.4f}<extra></extra>"))
+                               colorbar={"title": "prob."}, customdata=whole,
+                               hovertemplate="true %{customdata[0]}<br>report %{customdata[1]}<br>P = %{z:.4f}"
+                                             "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title="true value")
     fig.update_xaxes(title="reported value")
     return _layout(fig, height=380, title=title)
