@@ -255,7 +255,8 @@ c4.metric("Kind", ds.kind)
 for note in ds.notes:
     st.caption(f":material/info: {note}")
 if ci_test in DISCRETE_TESTS and not ds.is_discrete:
-    how = ("equal-width bins over their public ranges" if private else "quantile bins")
+    how = ("equal-width bins over their public ranges" if private else
+           f"quantile bins (a column with at most {bins} values keeps one bin per value)")
     st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} {how}.",
             icon=":material/info:")
 

@@ -658,3 +658,19 @@ def test_app_tradeoff_bad_epsilon_grid_is_explained_then_runs(value):
     no_exception(at)
     assert "Utility vs ε" in [t.label for t in at.tabs]
     assert not [w.value for w in at.warning if "rejected" in w.value]
+
+
+def test_app_says_how_a_discrete_test_bins_numeric_columns_of_an_upload():
+    """A 0/1 column read as numeric is not cut into 3 quantile bins, as the note said: a column with at most that
+    many values keeps one bin per value."""
+    at = app()
+    at.query_params.update({"src": "Upload a CSV", "algo": "pc", "test": "g2"})
+    at.run()
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 400)
+    rows = ["x,y"] + [f"{a},{a + rng.normal():.4f}" for a in x]
+    _upload(at, "numeric.csv", ("\n".join(rows) + "\n").encode())
+    no_exception(at)
+    said = [i.value for i in at.info if "needs discrete data" in i.value]
+    assert said and "3 quantile bins (a column with at most 3 values keeps one bin per value)" in said[0], said
+    assert at.session_state["discovery"].dataset.arities == (2, 3)
