@@ -1,6 +1,7 @@
 """Budget: how CURATE spreads ε over PC orders, Priv-PC's noise scales, and the papers' totals vs the guarantee."""
 import streamlit as st
 
+from cgdcore.algorithms import PAPER_DELTA
 from cgdcore.central.build import KENDALL_PUBLIC_C, min_rows
 from cgdcore.data import list_datasets
 from ui.downloads import download_row, ledger_table
@@ -74,7 +75,9 @@ with user_errors():
         ds = load_dataset(name, n, 0)
     curate_params = dict(algo="curate", epsilon=total, seed=seed, alpha=0.05, kendall_sided="one")
     curate_opts = {"curate_sensitivity": sens, "beta1": beta, "beta2": beta}
-    priv_params = dict(algo="priv-pc", round_epsilon=round_eps, seed=seed, alpha=0.10, kendall_sided="one")
+    # Priv-PC as its paper runs it: per-round ε, uncapped, at the paper's δ = 10⁻³
+    priv_params = dict(algo="priv-pc", round_epsilon=round_eps, delta=PAPER_DELTA, seed=seed, alpha=0.10,
+                       kendall_sided="one")
     with st.status("Running CURATE and Priv-PC…", expanded=False) as status:
         cur = run_discovery(("budget", name, n, tuple(sorted(curate_params.items())),
                              tuple(sorted(curate_opts.items())), draw), ds, options=curate_opts, **curate_params)

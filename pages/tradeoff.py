@@ -20,10 +20,13 @@ ALGOS = ["pc[ci_test=kendall]", "pc", "gauss-pc", "gauss-pc[ci_test=g2]", "priv-
          "priv-pc[scale=p]", "svt-pc[scale=p]", "curate[scale=p]", "laplace-pc[scale=p]", "priv-pc[subsample_ratio=1]",
          "noleaks", "curate-score", "notears", "fhe-pc", "pc+krr-cwise", "pc+krr-comb", "pc+geo-cwise", "pc+geo-comb"]
 DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "em-pc"], "toeps": "logspace:-2:1.5:21",
-            "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original",
+            "toreps": 5, "toseed": 0, "tobud": "native", "tovar": "original", "todelta": "each algorithm's",
             # the chart's controls: set by a preset, then read back from the widgets (the figure follows them)
             "tox": "epsilon_total", "toclip": False, "tometric": "skeleton_f1"}
 CHART_METRICS = ["skeleton_f1", "arc_f1", "shd"]
+#: the private runs' δ: each algorithm's default (1e-6 for most), or one for all (the Priv-PC presets: the paper's 1e-3)
+DELTAS = {"each algorithm's": None, "1e-3": 1e-3, "1e-4": 1e-4, "1e-5": 1e-5, "1e-6": 1e-6, "1e-8": 1e-8,
+          "1e-10": 1e-10}
 
 st.title("Privacy–utility trade-off")
 st.caption("Sweep ε over datasets and algorithms, repeat each point with fresh noise, and see what each privacy "
@@ -83,7 +86,7 @@ def _apply_preset():
     st.session_state.update({
         "tods": [d for d in s.datasets if d in NETWORKS], "ton": int(s.n[0]),
         "toalg": [a for a in s.algorithms if a in ALGOS], "toreps": int(s.reps), "toseed": int(s.seed),
-        "tobud": s.budget, "tovar": s.variant,
+        "tobud": s.budget, "tovar": s.variant, "todelta": next(k for k, v in DELTAS.items() if v == s.delta),
         "toeps": ",".join(f"{e:g}" for e in s.epsilons) if len(s.epsilons) <= 4 else
         f"logspace:{_log10(s.epsilons[0]):g}:{_log10(s.epsilons[-1]):g}:{len(s.epsilons)}",
         # how to read it, set in the same place: the chart's widgets take these values and the figure is built
@@ -134,6 +137,10 @@ with checked_url_settings(changed_by_page=preset_filled), st.sidebar:
     variant = st.radio("PC skeleton", ["original", "stable"], key="tovar", horizontal=True,
                        help="original: edges removed at once (the reference codes); stable: removals per order.",
                        **URL)
+    delta = DELTAS[st.selectbox("δ of the private runs", list(DELTAS), key="todelta", help=(
+        "each algorithm's: its default (1e-6; CURATE 1e-10, the score algorithms 1e-5). The Priv-PC presets use the "
+        "paper's 1e-3, which is above 1/n beyond 1,000 rows. Runs compared at the same ε are compared at the same "
+        "privacy only at the same δ."), **URL)]
     jobs = st.radio("Worker processes", [2, 1], horizontal=True, key="tojobs",
                     help="2 uses both cores (separate processes, each with its own statistics cache); "
                          "1 runs in the app's process and reuses its cache across sweeps.", **URL)
@@ -142,7 +149,7 @@ with user_errors():
     from cgdcore.experiments import SweepSpec, parse_epsilon_grid
 
     spec = SweepSpec(datasets=tuple(datasets), algorithms=tuple(algos), epsilons=parse_epsilon_grid(eps_text),
-                     n=(n,), reps=reps, seed=seed, budget=budget, variant=variant)
+                     n=(n,), reps=reps, seed=seed, budget=budget, variant=variant, delta=delta)
     configs = spec.runs()
 
 p = PRESETS.get(preset)
@@ -157,7 +164,7 @@ def sweep_command() -> str:
     """The command line running this sweep (it has no work ceiling)."""
     return (f"python -m cgdcore sweep --dataset {','.join(spec.datasets)} --n {n} --algos '{','.join(spec.algorithms)}' "
             f"--epsilons {eps_text} --reps {reps} --seed {seed} --budget {budget} --variant {variant} "
-            "--out results.csv")
+            + (f"--delta {delta:g} " if delta is not None else "") + "--out results.csv")
 
 
 from cgdcore.experiments.cost import sweep_units  # noqa: E402

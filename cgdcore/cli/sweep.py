@@ -30,7 +30,7 @@ def run(args) -> int:
         fields["algorithms"] = tuple(split_labels(args.algos))
     if args.epsilons:
         fields["epsilons"] = parse_epsilon_grid(args.epsilons)
-    for name in ("reps", "seed", "data_seed", "budget", "round_share", "variant", "alpha", "max_order"):
+    for name in ("reps", "seed", "data_seed", "budget", "round_share", "variant", "alpha", "max_order", "delta"):
         if getattr(args, name) is not None:
             fields[name] = getattr(args, name)
     if args.preset:

@@ -62,9 +62,11 @@ class Preset:
 
 
 def _privpc(datasets, algorithms, epsilons, reps=5) -> SweepSpec:
-    # the reference code's settings: non-stable skeleton, T = 0.10, δ = 1e-3 (ALGO_DEFAULTS)
+    # the reference code's settings: non-stable skeleton, T = 0.10 (the family's default α), δ = 1e-3 (the paper's)
+    from cgdcore.algorithms import PAPER_DELTA
+
     return SweepSpec(datasets=datasets, algorithms=algorithms, epsilons=epsilons, n=(100_000,), reps=reps,
-                     variant="original")
+                     variant="original", delta=PAPER_DELTA)
 
 
 _CURATE_ALGOS = ("pc[ci_test=kendall]", "curate", "curate-score", "priv-pc", "svt-pc", "em-pc", "noleaks",

@@ -62,7 +62,9 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
         kw["ldp"] = ldp
     elif cfg.epsilon_kind == "round":
         kw["round_epsilon"] = cfg.epsilon
+        kw["delta"] = cfg.delta
     elif cfg.epsilon_kind == "total":
+        kw["delta"] = cfg.delta
         kw["epsilon"] = cfg.epsilon
         from cgdcore.algorithms import REGISTRY
 
@@ -80,7 +82,7 @@ def config_of(row: dict[str, Any], spec: SweepSpec) -> RunConfig:
     """The RunConfig of a results row of ``spec`` (to re-run that row alone)."""
     return RunConfig(str(row["dataset"]), int(row["n"]), spec.data_seed, str(row["algorithm"]), float(row["epsilon"]),
                      str(row["epsilon_kind"]), int(row["rep"]), int(row["seed"]), spec.variant, spec.alpha,
-                     spec.max_order, spec.round_share)
+                     spec.max_order, spec.round_share, spec.delta)
 
 
 def command_for(cfg: RunConfig) -> str | None:

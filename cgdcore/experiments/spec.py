@@ -164,6 +164,7 @@ class RunConfig:
     alpha: float | None = None
     max_order: int | None = None
     round_share: float | None = None
+    delta: float | None = None  # the private runs' δ (None: each algorithm's default)
 
     @property
     def key(self) -> tuple:
@@ -188,6 +189,7 @@ class SweepSpec:
     alpha: float | None = None
     max_order: int | None = None
     round_share: float | None = None
+    delta: float | None = None
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -233,6 +235,8 @@ class SweepSpec:
             raise UserError(f"alpha must be strictly between 0 and 1; got {self.alpha!r}.")
         if self.max_order is not None and int(self.max_order) < 0:
             raise UserError(f"max_order must be ≥ 0; got {self.max_order!r}.")
+        if self.delta is not None and not (0 < float(self.delta) < 1):
+            raise UserError(f"delta must be strictly between 0 and 1; got {self.delta!r} (1e-6 is usual).")
         return algos
 
     def runs(self) -> list[RunConfig]:
@@ -254,7 +258,7 @@ class SweepSpec:
         for (ds, n, label, eps, kind, rep), child in zip(plan, children):
             seed = int(child.generate_state(1, np.uint64)[0] >> np.uint64(1))  # 63-bit, fits any int64 column
             out.append(RunConfig(ds, n, self.data_seed, label, eps, kind, rep, seed, self.variant, self.alpha,
-                                 self.max_order, self.round_share))
+                                 self.max_order, self.round_share, self.delta))
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -823,9 +823,8 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert not at.exception, [e.message for e in at.exception]
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
-    # the δ the curves are at, and that the Priv-PC family's 10⁻³ is above 1/n = 5·10⁻⁵ here
-    assert any("Every private run is at δ = 0.001. Formally true, but for priv-pc, δ = 0.001 is above 1/n" in c.value
-               and "and for svt-pc" in c.value for c in at.caption), [c.value for c in at.caption]
+    # the δ the curves are at: the family's default 1e-6, below 1/n = 5·10⁻⁵ here (nothing to flag)
+    assert any("Every private run is at δ = 1e-06. Hover" in c.value for c in at.caption), [c.value for c in at.caption]
     # linking every pair, drawn and counted: a private point at most 0.02 above it learned nothing
     from cgdcore.data.registry import load_network
     from cgdcore.metrics import every_pair_f1
@@ -920,7 +919,7 @@ def test_tradeoff_chart_follows_its_controls_after_a_preset_and_they_are_in_the_
     from cgdcore.viz.sweep import METRICS
 
     small = {"tods": ["cancer"], "ton": 2000, "toalg": ["priv-pc", "svt-pc"], "toeps": "logspace:-2:1.5:21",
-             "toreps": 1}
+             "toreps": 1, "todelta": "1e-3"}  # the preset's δ, the paper's
     at = _tradeoff({**{k: (v if isinstance(v, list) else str(v)) for k, v in small.items()}, "tojobs": "1"})
     at.button(key="togo").click().run()
     assert not at.exception, [e.message for e in at.exception]
@@ -1360,8 +1359,7 @@ def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
     assert points == 4
     said = [c.value for c in at.caption if "below it or at most 0.02 above it" in c.value]
     assert len(said) == 1 and f"Of {points} private points" in said[0], said
-    # compared at the same ε, curves at different δ are not equally private (EM-PC, without a guarantee, has no δ)
-    assert "The private runs are at different δ (svt-pc 0.001, laplace-pc 1e-06)" in said[0], said
+    assert "Every private run is at δ = 1e-06" in said[0], said  # EM-PC, without a guarantee, has no δ
     at2 = _tradeoff({**params, "toeps": "1"})  # one ε: bars, EM-PC's among them
     at2.button(key="togo").click().run()
     assert not at2.exception, [e.message for e in at2.exception]
@@ -1370,6 +1368,27 @@ def test_tradeoff_caption_counts_only_the_points_the_chart_draws():
     assert not any("not drawn here" in i.value for i in at2.info)
     said = [c.value for c in at2.caption if "below it or at most 0.02 above it" in c.value]
     assert len(said) == 1 and "Of 3 private bars" in said[0], said
+
+
+def test_tradeoff_says_when_its_curves_are_at_different_delta_and_a_preset_sets_the_papers():
+    """Compared at the same ε, curves at different δ are not equally private: the caption says so (CURATE's default
+    is 1e-10, SVT-PC's 1e-6); the δ control sets one for every private run, and flags one above 1/n."""
+    params = {"tods": "asia", "ton": "2000", "toalg": ["svt-pc", "curate"], "toeps": "2", "toreps": "1",
+              "tojobs": "1", "tobud": "total"}
+    at = _tradeoff(params)
+    at.button(key="togo").click().run()
+    said = " ".join(c.value for c in at.caption)
+    assert "The private runs are at different δ (svt-pc 1e-06, curate 1e-10)" in said and "not equally private" in said
+    at = _tradeoff({**params, "todelta": "1e-3"})
+    at.button(key="togo").click().run()
+    said = " ".join(c.value for c in at.caption)
+    assert "Every private run is at δ = 0.001. Formally true, but for svt-pc, δ = 0.001 is above 1/n" in said, said
+    at.session_state["tradeoff_tab"] = "Table and downloads"  # only the open tab is drawn
+    at.run()
+    assert "--delta 0.001" in next(c.value for c in at.code if "cgdcore sweep" in c.value)
+    from cgdcore.experiments.presets import PRESETS
+
+    assert PRESETS["privpc-fig1"].spec.delta == 1e-3  # the paper's, which the preset fills into the δ control
 
 
 def test_tradeoff_lesson_shows_the_advanced_composition_the_ledger_computes():

@@ -212,13 +212,15 @@ def test_private_discover_text_output_names_the_rules():
     r = run("discover", "--dataset", "sachs", "--n", "20000", "--algo", "priv-pc", "--round-epsilon", "1",
             "--epsilon", "4")
     assert r.returncode == 0, r.stderr
-    assert "privacy: (ε = 4, δ = 0.001)-differentially private" in r.stdout and "advanced" in r.stdout
+    assert "privacy: (ε = 4, δ = 1e-06)-differentially private" in r.stdout and "advanced" in r.stdout
     assert "[guarantee]" in r.stdout and "[realised]" in r.stdout and "[as in paper]" in r.stdout
     assert "stopped early" in r.stdout
 
 
 @pytest.mark.parametrize("algo,flags,said", [
-    ("svt-pc", ["--epsilon", "5"], "Formally true, but δ = 0.001 is above 1/n = 0.0005"),  # the paper's δ at n = 2,000
+    ("svt-pc", ["--epsilon", "5", "--delta", "1e-3"], "Formally true, but δ = 0.001 is above 1/n = 0.0005"),  # the
+    # paper's δ at n = 2,000
+    ("svt-pc", ["--epsilon", "5"], None),  # the default δ = 1e-6 < 1/n
     ("gauss-pc", ["--epsilon", "1"], None),  # δ = 1e-6 < 1/n, ε ≤ 10: nothing to add
     ("gauss-pc", ["--epsilon", "20"], "Formally true, but at ε = 20 the odds of any inference about one person"),
 ])

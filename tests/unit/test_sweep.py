@@ -402,3 +402,25 @@ def test_an_f1_band_stays_between_zero_and_one():
                             "skeleton_f1_mean": [0.02, 0.99], "skeleton_f1_std": [0.1, 0.1], "reps": [3, 3]})
     band = next(t for t in curves_figure(summary, "skeleton_f1", "requested ε").data if t.fill == "toself")
     assert max(band.y) == 1.0 and min(band.y) == 0.0
+
+
+def test_a_sweep_runs_its_private_algorithms_at_its_delta_and_says_which_protect_little():
+    """SweepSpec.delta reaches every private run (and its re-run command); None keeps each algorithm's default. The
+    δ helper of the Trade-off and Demo captions names each algorithm's δ and flags one above 1/n."""
+    from ui.privacy import sweep_deltas
+
+    spec = SweepSpec(datasets=("asia",), n=(2_000,), algorithms=("svt-pc", "curate", "pc"), epsilons=(2.0,), reps=1,
+                     budget="total", delta=1e-3)
+    table = run_sweep(spec)
+    private = table[table.epsilon_kind != "none"]
+    assert (private.delta_total == 1e-3).all()
+    assert all("--delta 0.001" in command_for(config_of(r, spec)) for _, r in private.iterrows())
+    deltas, weak = sweep_deltas(table)
+    assert deltas == {"svt-pc": 1e-3, "curate": 1e-3}
+    assert weak == [f"for {a}, δ = 0.001 is above 1/n = 0.0005: a mechanism that published one row in full would "
+                    "meet it" for a in ("svt-pc", "curate")]
+    default = run_sweep(SweepSpec(datasets=("asia",), n=(2_000,), algorithms=("svt-pc", "curate"), epsilons=(2.0,),
+                                  reps=1, budget="total"))
+    assert sweep_deltas(default) == ({"svt-pc": 1e-6, "curate": 1e-10}, [])
+    with pytest.raises(UserError, match="delta must be strictly between 0 and 1"):
+        SweepSpec(datasets=("asia",), algorithms=("svt-pc",), epsilons=(1.0,), delta=0.0).runs()
