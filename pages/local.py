@@ -130,8 +130,8 @@ c[1].metric("True ε-LDP per record", f"{rel.epsilon:.4g}" + ("" if rel.exact el
 c[2].metric("Records", f"{priv.n:,}")
 _domain = float(np.prod(rel.arities, dtype=float))
 _exp = int(np.floor(np.log10(_domain)))  # 1 × 10¹¹ rather than 1e+11
-c[3].metric("Domain size", f"{_domain:,.0f}" if _domain < 1e6 else
-            f"{_domain / 10 ** _exp:.2g} × 10{str(_exp).translate(str.maketrans('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))}",
+_sup = str(_exp).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+c[3].metric("Domain size", f"{_domain:,.0f}" if _domain < 1e6 else f"{_domain / 10 ** _exp:.2g} × 10{_sup}",
             help=f"Π k_i over the columns: the number of distinct records ({_domain:,.0f})")
 for note in rel.notes:
     st.caption(f":material/info: {note}")

@@ -24,7 +24,8 @@ DEFAULTS = {"tods": ["sachs"], "ton": 100_000, "toalg": ["priv-pc", "svt-pc", "e
             # the chart's controls: set by a preset, then read back from the widgets (the figure follows them)
             "tox": "epsilon_total", "toclip": False, "tometric": "skeleton_f1"}
 CHART_METRICS = ["skeleton_f1", "arc_f1", "shd"]
-#: the private runs' δ: each algorithm's default (1e-6 for most), or one for all (the Priv-PC presets: the paper's 1e-3)
+#: the private runs' δ: each algorithm's default (1e-6 for most), or one for all (the Priv-PC presets: the paper's
+#: 1e-3)
 DELTAS = {"each algorithm's": None, "1e-3": 1e-3, "1e-4": 1e-4, "1e-5": 1e-5, "1e-6": 1e-6, "1e-8": 1e-8,
           "1e-10": 1e-10}
 

@@ -360,7 +360,7 @@ def _discover_calls(key: str, s: dict[str, Any]) -> list[dict[str, Any]]:
     from cgdcore.algorithms import PAPER_DELTA, get
 
     eps, seed = float(s.get("epsilon", 1.0)), s["seed"]
-    # runs compared at the same ε are at the same δ, every algorithm's default; "as in paper" keeps the paper's 10⁻³
+    # runs compared at the same ε are at the same δ, each algorithm's default; "as in paper" keeps the paper's 10⁻³
     if key == "epsilon-cost":  # the order _epsilon_cost reads them in: PC with Priv-PC's test and α, Gauss-PC,
         # Priv-PC within ε, Priv-PC as in the paper
         return [{"algo": "pc", "ci_test": "kendall", "alpha": get("priv-pc").alpha},

@@ -11,7 +11,8 @@ from cgdcore import UserError
 from cgdcore.algorithms.registry import PAPER_DELTA, PARAMS, REGISTRY
 from cgdcore.algorithms.spec import AlgorithmSpec, Param
 
-__all__ = ["AlgorithmSpec", "Param", "PAPER_DELTA", "PARAMS", "REGISTRY", "get", "names", "check_options", "flag_of", "register"]
+__all__ = ["AlgorithmSpec", "Param", "PAPER_DELTA", "PARAMS", "REGISTRY",
+           "get", "names", "check_options", "flag_of", "register"]
 
 
 def register(spec: AlgorithmSpec, *params: Param) -> AlgorithmSpec:

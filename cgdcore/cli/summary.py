@@ -11,7 +11,8 @@ def fhe_summary(f: dict) -> str:
     agree = {lv["order"]: lv["agreement"] for lv in cmp["levels"]}
     compared = (f"CI decisions agree with plaintext on {100 * cmp['agreement']:.1f}% ("
                 + ", ".join(f"order {o} {100 * a:.1f}%" for o, a in agree.items()) + ")"
-                + ("" if cmp["shd_vs_plaintext"] is None else f", SHD vs the plaintext graph {cmp['shd_vs_plaintext']}"))
+                + ("" if cmp["shd_vs_plaintext"] is None else
+                   f", SHD vs the plaintext graph {cmp['shd_vs_plaintext']}"))
     lines = [f"federation: {f['owners']} owners (rows {f['owner_rows']}), mode {f['mode']}"
              + ("" if "note" in cmp else f"; {compared}")]
     for lv in f["levels"]:

@@ -507,7 +507,8 @@ def test_score_page_runs_every_algorithm(algo, extra):
     assert (res.privacy is None) == (algo == "notears")
     # a run that learned nothing says so as Discover does, in a warning (it was a side note on this page)
     nothing = [n for n in res.notes if n.startswith("this run learned nothing")]
-    assert [w.value for w in at.warning if "learned nothing" in w.value] == [n[0].upper() + n[1:] + "." for n in nothing]
+    said = [w.value for w in at.warning if "learned nothing" in w.value]
+    assert said == [n[0].upper() + n[1:] + "." for n in nothing]
     assert not any("learned nothing" in c.value for c in at.caption)
     labels = {m.label for m in at.metric}
     assert "SHD" in labels and ("Guaranteed ε" in labels) == (algo != "notears")
@@ -824,7 +825,8 @@ def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
     assert [t.label for t in at.tabs] == ["Utility vs ε", "CI tests", "Run time", "Table and downloads"]
     assert any("Dotted lines: non-private references (pc[ci_test=kendall])" in c.value for c in at.caption)
     # the δ the curves are at: the family's default 1e-6, below 1/n = 5·10⁻⁵ here (nothing to flag)
-    assert any("Every private run is at δ = 1e-06. Hover" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert any("Every private run is at δ = 1e-06. Hover" in c.value for c in at.caption), \
+        [c.value for c in at.caption]
     # linking every pair, drawn and counted: a private point at most 0.02 above it learned nothing
     from cgdcore.data.registry import load_network
     from cgdcore.metrics import every_pair_f1
