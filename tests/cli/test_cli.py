@@ -298,6 +298,9 @@ def test_fhe_pc_json_and_text():
     assert r.returncode == 0, r.stderr
     assert "(ε = 1)-differentially private" in r.stdout and "federation: 4 owners" in r.stdout
     assert "(1 release, basic rule)" in r.stdout
+    # the comparisons with plaintext come from the exact counts: one labelled line, not beside the private result
+    assert "diagnostics (computed from the exact data, not covered by ε): CI decisions agree with plaintext" in r.stdout
+    assert "agree" not in next(line for line in r.stdout.splitlines() if line.startswith("federation:"))
     assert "computed from the exact data, not covered by ε" in r.stdout
 
 
