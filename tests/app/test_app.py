@@ -524,11 +524,7 @@ def test_score_page_runs_every_algorithm(algo, extra):
 
 def test_score_page_says_a_run_that_learned_nothing_did_so_in_a_warning():
     """As Discover says it: a warning, not an info note among the captions (DP-NOTEARS at ε = 1 on 2,000 rows)."""
-    at = app(timeout=180)
-    at.switch_page("pages/score.py")
-    at.query_params.update({"salgo": "DP-NOTEARS (noleaks)", "sn": "2000"})
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
+    at = _page("score", {"salgo": "DP-NOTEARS (noleaks)", "sn": "2000"})
     nothing = [n for n in at.session_state["score_result"].notes if n.startswith("this run learned nothing")]
     assert nothing, "the case this test needs: a run that learned nothing"
     said = [w.value for w in at.warning if "learned nothing" in w.value]
@@ -815,13 +811,18 @@ def test_encrypted_page_dp_noise_is_fresh_by_default_and_a_fixed_seed_is_called_
     assert cli_main(shlex.split(cmd)[3:] + ["--json"]) == 0
 
 
-def _tradeoff(params, timeout=180):
+def _page(page: str, params, timeout=180):
+    """``pages/<page>.py`` opened from a link with ``params``, run once, without an exception."""
     at = app(timeout=timeout)
-    at.switch_page("pages/tradeoff.py")
+    at.switch_page(f"pages/{page}.py")
     at.query_params.update(params)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def _tradeoff(params, timeout=180):
+    return _page("tradeoff", params, timeout)
 
 
 def test_tradeoff_page_runs_a_sweep_on_request_and_caches_it():
