@@ -62,9 +62,7 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
         kw["ldp"] = ldp
     elif cfg.epsilon_kind == "round":
         kw["round_epsilon"] = cfg.epsilon
-        kw["delta"] = cfg.delta
     elif cfg.epsilon_kind == "total":
-        kw["delta"] = cfg.delta
         kw["epsilon"] = cfg.epsilon
         from cgdcore.algorithms import REGISTRY
 
@@ -72,6 +70,8 @@ def discover_kwargs(cfg: RunConfig) -> dict[str, Any]:
             kw["round_epsilon"] = cfg.epsilon * cfg.round_share
         if spec.algo == "fhe-pc":
             opts.setdefault("dp", "once")
+    if cfg.epsilon_kind in ("round", "total"):  # a central private run: its δ (None: the algorithm's default)
+        kw["delta"] = cfg.delta
     if spec.algo == "fhe-pc":
         opts.setdefault("mode", "aggregate")  # the encrypted statistic modes are too slow for sweeps
     kw["options"] = opts or None
