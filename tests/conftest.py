@@ -26,13 +26,14 @@ def pytest_collection_modifyitems(config, items):
         kind = Path(str(item.fspath)).parent.name
         if kind in KINDS:
             item.add_marker(getattr(pytest.mark, kind))
-    # The browser tests form three chains, each marked in its files (xdist_group: "browser-pages" for test_browser.py
-    # but its presentation-size check, "browser-sizes" for that check on every page, "browser-leaving" for the
-    # leaving, hostile-name and isolation tests): a chain runs on one worker, one test after another, against that
-    # worker's server and chromium (pytest.ini: -n 4 --dist loadgroup). They wait on pages and runs more than they
-    # compute, so the other workers' tests fill the cores meanwhile; handed out first, the chains start at once. As
-    # one chain, the pages' tests took ~157 s where each other worker's share was ~145 s: the suite ended with one
-    # worker and its browser on two cores.
+    # The browser tests form two chains, each marked in its files (xdist_group: "browser-pages" for test_browser.py,
+    # "browser-leaving" for the leaving, hostile-name and isolation tests): a chain runs on one worker, one test after
+    # another, against that worker's server and chromium (pytest.ini: -n 4 --dist loadgroup). They wait on pages and
+    # runs more than they compute, so the other workers' tests fill the cores meanwhile; handed out first, the chains
+    # start at once. The suite is bound by the two cores' CPU, not by the chains' length: the every-page check had a
+    # chain, a server and a chromium of its own, whose start-up and first drawing of each page cost the machine
+    # ~10 CPU-s (busy CPU over whole runs: 285 and 287 CPU-s with three chains, 272–281 with two), while the pages'
+    # chain grew from ~82 s to ~100–111 s of a ~140 s suite.
     items.sort(key=lambda item: Path(str(item.fspath)).parent.name != "browser")
 
 

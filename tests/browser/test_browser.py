@@ -407,7 +407,6 @@ def test_sachs_interactive_view_shows_the_whole_graph_and_a_shorter_tab_keeps_th
     ctx.close()
 
 
-@pytest.mark.xdist_group("browser-sizes")  # a chain of its own (tests/conftest.py)
 @pytest.mark.parametrize("path", ["", "learn", "demo", "budget", "score", "local", "encrypted", "tradeoff",
                                   "datasets"])
 def test_every_page_at_presentation_size(streamlit_server, browser, path):
