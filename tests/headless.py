@@ -13,9 +13,9 @@ LEAN_ARGS = ["--js-flags=--max-opt=1"]
 #: a page script that switches off CSS animations and transitions, and hides the toolbar's running icon: without a
 #: GPU, chromium redraws a running app's spinners and fading elements frame after frame, at more CPU than the server
 #: under test. The running icon is a JavaScript animation (Streamlit swaps its picture every 200 ms while a script
-#: runs): shown, the page's renderer took 0.18–0.27 of a core for as long as a run lasted; hidden, 0.09. What the
-#: tests check (elements, text, events, downloads; the toolbar's Stop button stays) does not depend on them; a
-#: screenshot shows the final frame.
+#: runs): shown, chromium took 0.032 of a core for as long as a run lasted; hidden, 0.005–0.007 (6 s into an Andes
+#: run, twice each). What the tests check (elements, text, events, downloads; the toolbar's Stop button stays) does
+#: not depend on them; a screenshot shows the final frame.
 STILL = """document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style');
 s.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; } '
     + '[data-testid="stStatusWidgetRunningIcon"] { display: none !important; }';

@@ -1,4 +1,4 @@
-"""Sweeps (cgdcore.experiments): reproducibility, single-row re-runs, joblib vs Dask, resume,
+"""Sweeps (cgdcore.experiments): reproducibility, single-row re-runs, joblib vs Dask (a worker lost), resume,
 convergence to PC as ε → ∞, presets, files and bad input."""
 import json
 import math
@@ -108,13 +108,43 @@ def _a_script():
     st.write("an app test ran in this process")
 
 
-def test_dask_backend_on_a_local_cluster_gives_the_same_table(small_table):
+def test_dask_backend_gives_the_same_table_with_a_worker_killed_mid_sweep(small_table, tmp_path):
+    """The sweep on a Dask cluster, one of whose workers is killed while it runs: the sweep finishes, its file holds
+    every run exactly once, and the table is the in-process one. An app test runs first in this process (conftest's
+    local_cluster: the cluster starts, and the nanny restarts the killed worker, as after any app test)."""
+    import os
+    import signal
+
     from streamlit.testing.v1 import AppTest
 
-    AppTest.from_function(_a_script).run()  # as an app test before it in the same test worker: no effect on the cluster
-    with local_cluster() as cluster:
-        df = run_sweep(SMALL, backend="dask", scheduler=cluster.scheduler_address)
-    _same(small_table, df)
+    from cgdcore.experiments.results import row_key
+
+    distributed = pytest.importorskip("distributed")
+    AppTest.from_function(_a_script).run()
+    keys = [row_key(r) for r in small_table.to_dict("records")]
+    out = tmp_path / "res.csv"
+    killed, partial_at_end = [], []
+    with local_cluster() as cluster, distributed.Client(cluster) as client:
+
+        def kill_a_busy_worker_after_the_first_row(done, total, eta, row):
+            if row is not None and not killed:
+                busy = [w for w, tasks in client.processing().items() if tasks]
+                assert busy, "no run in flight when the first row came back"
+                pid = client.run(os.getpid, workers=busy[:1])[busy[0]]
+                os.kill(pid, signal.SIGKILL)  # the worker process dies with its chunk half done; its nanny restarts it
+                killed.append((done, total))
+            if done == total:  # every row appended to the file as it came back, before the final rewrite
+                partial_at_end.append(pd.read_csv(out))
+
+        table = run_sweep(SMALL, backend="dask", scheduler=cluster.scheduler_address, out=out,
+                          progress=kill_a_busy_worker_after_the_first_row)
+    assert killed and killed[0][0] < killed[0][1]  # killed mid-sweep
+    streamed = [row_key(r) for r in partial_at_end[0].to_dict("records")]
+    assert sorted(streamed) == sorted(keys)  # each run once in the file as rows arrived: none lost, none twice
+    final = read_table(out)
+    assert [row_key(r) for r in final.to_dict("records")] == keys
+    for df in (table, final):
+        _same(df, small_table)
 
 
 def test_an_interrupted_sweep_resumes_to_the_same_table(small_table, tmp_path):
