@@ -354,7 +354,8 @@ NOT_WIDGETS = {"pin", "scenario", "embed", "embed_options"}
 def say_unused_link_settings(link: dict[str, list[str]], slot, page: str) -> None:
     """After a page's first run in this session: name the settings in the link it opened with that no control on the
     page took — a misspelt name (``?epsilon=``), or a control the other settings hide (``?eps=`` with PC, which has
-    no budget). A refused value is said by :func:`checked_url_settings`; these were not even read.
+    no budget). A refused value is said by :func:`checked_url_settings`; these were not even read. They are taken out
+    of the address too, so a link copied from it opens without the warning.
 
     The message stays above the page on its later runs (a tab opened, a control changed) until the user goes to
     another page: said once and gone on the next run, it moved everything below it, the tab bar just clicked
@@ -373,6 +374,8 @@ def say_unused_link_settings(link: dict[str, list[str]], slot, page: str) -> Non
     if unused:
         message = ("The link has settings this page does not use with its other settings, so they were ignored: "
                    + "; ".join(code_span(f"{k}={','.join(link[k])}") for k in unused) + ".")
+        for k in unused:
+            st.query_params.pop(k, None)
         st.session_state["_links_unused"] = (page, message)
         slot.warning(message, icon=":material/link_off:")
 

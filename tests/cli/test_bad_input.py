@@ -525,7 +525,8 @@ def test_app_a_refused_setting_is_said_once_though_the_tabs_check_the_link_again
 ], ids=["discover-pc", "discover-private", "learn", "demo"])
 def test_app_link_settings_no_control_took_are_named(page, params, unused):
     """A misspelt setting, or one for a control the other settings hide, was kept in the link and ignored without
-    a word; the page names it once it has run (and nothing else: a setting a control took is not named)."""
+    a word; the page names it once it has run (and nothing else: a setting a control took is not named), and takes
+    it out of the address."""
     at = app(timeout=120)
     at.switch_page(page)
     at.query_params.update(params)
@@ -537,6 +538,10 @@ def test_app_link_settings_no_control_took_are_named(page, params, unused):
         assert not any(f"`{k}=" in said[0] for k in params if f"`{k}={params[k]}`" not in unused), said
     else:
         assert not said, said
+    # the address keeps what the page took and drops what it ignored: a link copied from it says nothing again
+    named = {u.strip("`").split("=")[0] for u in unused}
+    assert named.isdisjoint(at.query_params), dict(at.query_params)
+    assert {k for k in params if k not in named} <= set(at.query_params), dict(at.query_params)
 
 
 def test_the_unused_settings_message_stays_until_the_user_goes_to_another_page():
