@@ -17,16 +17,23 @@ import streamlit as st
 SCORE_ALGOS = ["notears", "noleaks", "curate-score"]
 #: Discover's private CI tests and their labels
 PRIVATE_TESTS = {"kendall": "Kendall τ (small sensitivity)", "g2": "G-test (sees any dependence)"}
+#: the Local page's scenarios under the names older links give them (cut off in the sidebar's select box) → today's
+LOCAL_SCENARIOS_RENAMED = {
+    "Sachs, real data (paper: 10 equal-width bins of log intensity)": "Sachs, real data",
+    "Synthetic linear SEM, 10 variables (paper's Synth10-like)": "Synthetic SEM, 10 variables",
+    "Sachs network (bnlearn, 3 states per protein)": "Sachs network, 3 states",
+}
 
 
 def link_labels() -> dict[str, dict[str, str]]:
-    """Setting → {value: label shown} for every control whose label differs from its value."""
+    """Setting → {value: label shown} for every control whose label differs from its value (or whose option
+    was renamed)."""
     from cgdcore.discover import algo_label
     from cgdcore.experiments import X_AXIS_NAMES
     from cgdcore.viz.sweep import METRICS
 
     return {"salgo": {a: algo_label(a) for a in SCORE_ALGOS}, "private_test": dict(PRIVATE_TESTS),
-            "tox": dict(X_AXIS_NAMES), "tometric": dict(METRICS)}
+            "tox": dict(X_AXIS_NAMES), "tometric": dict(METRICS), "lscen": dict(LOCAL_SCENARIOS_RENAMED)}
 
 
 def canonical_link() -> None:

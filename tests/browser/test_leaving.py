@@ -16,7 +16,7 @@ LONG_RUNS = [
     ("Demo", "/demo?scenario=curve&curve_ds=alarm&curve_n=300000&curve_reps=5", None, None, "Running the scenario"),
     ("Trade-off", "/tradeoff?tods=alarm&ton=300000&toalg=priv-pc&toalg=svt-pc&toeps=logspace:-2:1.5:21&toreps=3",
      "Run sweep", None, RUNS_DONE),
-    ("Local", "/local?lscen=Sachs+network+%28bnlearn%2C+3+states+per+protein%29&ln=200000",
+    ("Local", "/local?lscen=Sachs+network%2C+3+states&ln=200000",
      "Run the comparison", "Privacy–utility curve", RUNS_DONE),
     # an encrypting run has a process of its own, which is killed: left during key generation (library calls of
     # ~2 s of CPU each that no checkpoint can interrupt, over 5 s of wall time each on a loaded machine) and later
