@@ -254,11 +254,6 @@ c3.metric("Variables", ds.d)
 c4.metric("Kind", ds.kind)
 for note in ds.notes:
     st.caption(f":material/info: {note}")
-if ci_test in DISCRETE_TESTS and not ds.is_discrete:
-    how = ("equal-width bins over their public ranges" if private else
-           f"quantile bins (a column with at most {bins} values keeps one bin per value)")
-    st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} {how}.",
-            icon=":material/info:")
 
 if not (auto or run_clicked or st.session_state.get("last_run_key") == run_key):
     st.info("Press **Run discovery** to learn the graph.", icon=":material/play_arrow:")
@@ -294,6 +289,12 @@ with user_errors():
                              "Stopped before its first CI test — see below"), state="complete")
 st.session_state["last_run_key"] = run_key
 st.session_state["discovery"] = res
+# how this run saw numeric columns (said once it ran: above a refusal, such as a one-row file, it misled)
+if ci_test in DISCRETE_TESTS and not ds.is_discrete:
+    how = ("equal-width bins over their public ranges" if private else
+           f"quantile bins (a column with at most {bins} values keeps one bin per value)")
+    st.info(f"The {ci_test} test needs discrete data: numeric columns are cut into {bins} {how}.",
+            icon=":material/info:")
 
 # ------------------------------------------------------------------------- results
 names = list(res.variables)

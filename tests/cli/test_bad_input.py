@@ -294,6 +294,7 @@ def test_app_bad_upload_is_explained_and_a_good_one_runs(name, tmp_path, monkeyp
     errors = [shown(e.value) for e in at.error]
     assert any(re.search(pattern, e) for e in errors), errors
     assert "discovery" not in at.session_state or at.session_state["discovery"].dataset.name != f"{name}.csv"
+    assert not [i.value for i in at.info if "needs discrete data" in i.value]  # no word on how a refused file is binned
     _upload(at, "survey.csv", _good_csv())
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
