@@ -500,12 +500,17 @@ class Ledger:
 
     # ------------------------------------------------------------------ reporting
     def per_order(self) -> list[dict[str, Any]]:
-        """Releases and Σε per PC order (None = not tied to an order)."""
+        """Releases and Σε per PC order (None = not tied to an order); the orders' ε add up to the basic total, not
+        to the guarantee. A zCDP run's rows also carry Σρ, what its filter composes: they add up to ``rho_used``."""
+        zcdp = self.rule == "zcdp" and all(r.rho for r in self.releases)
         rows: dict[Any, dict[str, Any]] = {}
         for r in self.releases:
-            row = rows.setdefault(r.order, {"order": r.order, "releases": 0, "epsilon": 0.0})
+            row = rows.setdefault(r.order, {"order": r.order, "releases": 0, "epsilon": 0.0,
+                                            **({"rho": 0.0} if zcdp else {})})
             row["releases"] += 1
             row["epsilon"] += r.epsilon
+            if zcdp:
+                row["rho"] += r.rho
         return sorted(rows.values(), key=lambda r: (r["order"] is None, r["order"] if r["order"] is not None else 0))
 
     def totals(self, *, tight: bool = True) -> dict[str, dict[str, Any]]:

@@ -8,7 +8,8 @@ have gained ``noise`` (how the privatisation was seeded, as central runs have it
 score-based run's lost its CI-decision counts, which it never had), and the encrypted DP run's ``tests_per_order``
 when it came to count the tests each level evaluated, as ``n_ci_tests`` does (10 + 13 = 23), and its privacy
 object when its one release of ε came to be stated as pure ε-DP (the basic rule, δ = 0). The Priv-PC run names
-``--delta 0.001``, the default it was recorded at (the family's default is now 1e-6), so it is the same run."""
+``--delta 0.001``, the default it was recorded at (the family's default is now 1e-6), so it is the same run. The
+zCDP runs' (Gauss-PC, CURATE-score) ``per_order`` rows gained ``rho``, the Σρ their filter composes, by hand."""
 import json
 import re
 from pathlib import Path

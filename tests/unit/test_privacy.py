@@ -75,6 +75,26 @@ def test_zcdp_filter_adds_rho_and_stops_at_the_budget():
         led.record("gaussian", 0.1, rho=rho_b / 7)
 
 
+def test_per_order_rows_of_a_zcdp_run_carry_the_rho_its_filter_composes():
+    """The orders' ε are each release's own ε added up (the basic total, 0.9 here, above the guarantee 0.5); a zCDP
+    run's rows also carry Σρ, which add up to what the filter spent."""
+    from cgdcore.privacy.ledger import zcdp_rho_for
+
+    led = Ledger(budget=0.5, delta=1e-6, rule="zcdp")
+    rho_b = zcdp_rho_for(0.5, 1e-6)
+    for order, k in ((0, 5), (1, 4)):
+        for _ in range(k):
+            led.record("gaussian", 0.1, rho=rho_b / 10, order=order)
+    rows = led.summary()["per_order"]
+    assert [(r["order"], r["releases"]) for r in rows] == [(0, 5), (1, 4)]
+    assert sum(r["epsilon"] for r in rows) == pytest.approx(0.9) and led.guarantee() == (0.5, 1e-6)
+    assert [r["rho"] for r in rows] == pytest.approx([rho_b / 2, 0.4 * rho_b])
+    assert sum(r["rho"] for r in rows) == pytest.approx(led.summary()["zcdp"]["rho_used"])
+    basic = Ledger(budget=1.0, rule="basic")
+    basic.record("laplace", 0.1, order=0)
+    assert "rho" not in basic.summary()["per_order"][0]
+
+
 def test_the_guarantee_is_the_budget_fixed_in_advance_not_the_realised_total():
     """Finding 5: the headline was the minimum over rules at the realised (data-dependent) count."""
     led = Ledger(budget=2.0, delta=1e-6)
